@@ -1,0 +1,6 @@
+// Descriptor of op 'indexer_logits_paged' (placeholder until its reference lands: registers nothing).
+#include "reference/registry/registry.hpp"
+
+namespace dsv4 {
+void register_indexer_logits_paged(Registry&) {}
+}  // namespace dsv4

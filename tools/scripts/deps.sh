@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# Installs the Debian packages dsv4check needs, only those missing. Needs root (or sudo) when
+# something is missing; prints what it installs. Usage: tools/scripts/deps.sh [--with-amd]
+set -euo pipefail
+pkgs=(cmake ninja-build g++ make pkg-config
+      libeigen3-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
+      libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
+if [[ "${1:-}" == "--with-amd" ]]; then
+  pkgs+=(hipcc clang-19 llvm-19 rocm-device-libs-17 lld-19)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]} == 0)); then
+  echo "deps: all ${#pkgs[@]} Debian packages present"
+  exit 0
+fi
+echo "deps: installing ${missing[*]}"
+SUDO=""
+if [[ $(id -u) -ne 0 ]]; then SUDO=sudo; fi
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}"
