@@ -1,0 +1,86 @@
+// Float64 sparse-attention core; see attn_sparse_core.hpp.
+#include "reference/ops/common/attn_sparse_core.hpp"
+
+#include <cmath>
+#include <limits>
+
+#include <Eigen/Dense>
+
+#include "reference/formats/format.hpp"
+#include "reference/formats/rne.hpp"
+
+namespace dsv4::attn {
+
+namespace {
+using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowMajor>;
+constexpr double kInf = std::numeric_limits<double>::infinity();
+}  // namespace
+
+double round_to_bf16(double x) {
+  return formats::decode(formats::Format::bf16, formats::encode_ieee_rne(formats::Format::bf16, x));
+}
+
+double logaddexp(double a, double b) {
+  if (std::isnan(a) || std::isnan(b)) return std::numeric_limits<double>::quiet_NaN();
+  if (a == -kInf) return b;
+  if (b == -kInf) return a;
+  if (a == kInf || b == kInf) return kInf;
+  const double m = std::max(a, b);
+  return m + std::log1p(std::exp(-std::fabs(a - b)));
+}
+
+void attend_rows(const double* q, int h, int d_qk, const double* k, std::int64_t n, int d_v, const CoreOptions& o,
+                 double* out, double* max_logits, double* lse, std::vector<double>& work) {
+  Eigen::Map<RowMat> O(out, h, d_v);
+  if (n == 0) {
+    O.setZero();
+    for (int i = 0; i < h; ++i) { max_logits[i] = -kInf; lse[i] = kInf; }
+    return;
+  }
+  Eigen::Map<const RowMat> Q(q, h, d_qk);
+  Eigen::Map<const RowMat> K(k, n, d_qk);
+  work.resize(static_cast<std::size_t>(h) * n);
+  Eigen::Map<RowMat> S(work.data(), h, n);
+  S.noalias() = Q * K.transpose();
+  S *= o.scale;
+  std::vector<char> lonely(h, 0);
+  for (int i = 0; i < h; ++i) {
+    double* s = S.row(i).data();
+    double m = -kInf;
+    bool nan = false;
+    for (std::int64_t j = 0; j < n; ++j) {
+      if (std::isnan(s[j])) nan = true;
+      else m = std::max(m, s[j]);
+    }
+    if (nan) m = std::numeric_limits<double>::quiet_NaN();
+    double l = 0;
+    if (m == -kInf) {
+      l = 0;
+    } else {
+      for (std::int64_t j = 0; j < n; ++j) l += std::exp(s[j] - m);  // m = +inf gives NaN, as the math does
+    }
+    if (l == 0) {  // every logit -inf: the kernels' rL == 0 epilogue
+      lonely[i] = 1;
+      max_logits[i] = -kInf;
+      lse[i] = kInf;
+      for (std::int64_t j = 0; j < n; ++j) s[j] = 0;
+      continue;
+    }
+    const double lse_i = m + std::log(l);
+    max_logits[i] = m;
+    lse[i] = lse_i;
+    const double lse_o = o.sink ? logaddexp(lse_i, static_cast<double>(o.sink[i])) : lse_i;
+    if (!o.p_bf16) {
+      for (std::int64_t j = 0; j < n; ++j) s[j] = std::exp(s[j] - lse_o);
+    } else {
+      // bf16(exp(P - m)) * (exp(m) / exp(lse_o)): the unnormalised P rounded, normaliser exact.
+      const double f = std::exp(m - lse_o);
+      for (std::int64_t j = 0; j < n; ++j) s[j] = round_to_bf16(std::exp(s[j] - m)) * f;
+    }
+  }
+  O.noalias() = S * K.leftCols(d_v);
+  for (int i = 0; i < h; ++i)
+    if (lonely[i]) O.row(i).setZero();
+}
+
+}  // namespace dsv4::attn
