@@ -1,0 +1,57 @@
+// Kernel registry: how generic tools (check, repro, fuzz, zoo, verify) run "the kernel under test"
+// for an op on the backend this build was configured with, without a per-op switch.
+//
+// A kernel runner takes a validated OpCase and output tensors that the CALLER allocated (shaped like
+// the reference outputs) and poisoned; it copies inputs to the device, launches through its plan,
+// copies results back into those tensors, and returns its plan as data (grid, LDS per phase against
+// capacity, workspace bytes, shard counts, tile map) so that the oracle can localise failures
+// (kernels never include oracle/: the tile map travels as JSON, see tile_map_from_plan in oracle/).
+//
+// Plan JSON convention (all keys optional): {"kernel": "...", "grid": [x,y,z], "block": [x,y,z],
+//  "lds_bytes": {"phase": bytes, ...}, "lds_capacity": bytes, "workspace_bytes": n, "k_shards": n,
+//  "k_shard_size": n, "tile_map": {"output": "out", "row_tile": n, "row_name": "N-tile",
+//  "col_tile": n, "col_name": "M-tile"}, "text": "one line for humans"}.
+//
+// Registration is explicit: kernels/builtin_kernels.cpp calls register_<op>_kernel() for each kernel.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "reference/registry/op_descriptor.hpp"
+
+namespace dsv4::kernels {
+
+struct RunOptions {
+  std::string arch;             // arch profile name ("gfx950", "gfx942", "sm_90"); empty = the device's / sim default
+  std::string variant = "default";  // a buggy variant for the bug zoo; never the default
+  std::uint64_t seed = 0;       // sim scheduler seed (random schedules)
+  int repeats = 1;              // launches of the same case (determinism checks)
+};
+
+using KernelRunner = std::function<Json(const OpCase& c, Outputs& outputs, const RunOptions& o)>;
+
+struct KernelEntry {
+  std::string op;
+  std::string summary;
+  std::vector<std::string> variants;  // "default" first, then buggy variants (bug zoo)
+  KernelRunner run;
+  // Shapes (the op's generator shape JSON) for `dsv4check check` on this backend; small on sim.
+  std::vector<Json> check_shapes;
+};
+
+class KernelRegistry {
+ public:
+  static KernelRegistry& instance();
+  void add(KernelEntry e);
+  const KernelEntry* find(const std::string& op) const;  // nullptr when no kernel exists for op
+  std::vector<const KernelEntry*> all() const;
+ private:
+  std::vector<KernelEntry> entries_;
+};
+
+// The backend this library was built for: "sim", "cuda" or "hip".
+const char* backend_name();
+
+}  // namespace dsv4::kernels
