@@ -3,6 +3,7 @@
 
 #include <cmath>
 #include <stdexcept>
+#include <algorithm>
 #include <string>
 
 namespace dsv4::formats {
@@ -22,6 +23,10 @@ std::uint32_t max_finite_code(Format f) {
 }
 
 RoundedMagnitude round_magnitude(Format f, double a, bool truncate) {
+  return round_magnitude(f, a, truncate ? RoundDir::toward_zero : RoundDir::nearest_even);
+}
+
+RoundedMagnitude round_magnitude(Format f, double a, RoundDir dir) {
   const FormatInfo& fi = info(f);
   if (f == Format::e8m0fnu) throw std::invalid_argument("round_magnitude: e8m0 has its own rounding modes");
   if (!(a >= 0) || std::isinf(a)) throw std::invalid_argument("round_magnitude: needs a finite |x|");
@@ -34,10 +39,13 @@ RoundedMagnitude round_magnitude(Format f, double a, bool truncate) {
   if (E + fi.bias > emax_field + 1) return {max_finite_code(f) + 1, true};  // far beyond any code
   const int qexp = (E < emin ? emin : E) - fi.mantissa_bits;               // quantum 2^qexp
   const double n = std::ldexp(a, -qexp);                                    // exact
-  double r = truncate ? std::floor(n) : std::nearbyint(n);                  // default mode: RNE
-  if (!truncate) {  // nearbyint follows the current mode; make RNE explicit for safety
-    const double fl = std::floor(n), diff = n - fl;
-    r = diff > 0.5 ? fl + 1 : diff < 0.5 ? fl : (std::fmod(fl, 2.0) == 0 ? fl : fl + 1);
+  const double fl = std::floor(n), diff = n - fl;  // exact: n has at most 53 significant bits
+  double r = fl;
+  switch (dir) {
+    case RoundDir::toward_zero: r = fl; break;
+    case RoundDir::nearest_even: r = diff > 0.5 ? fl + 1 : diff < 0.5 ? fl : (std::fmod(fl, 2.0) == 0 ? fl : fl + 1); break;
+    case RoundDir::nearest_ties_to_zero: r = diff > 0.5 ? fl + 1 : fl; break;
+    case RoundDir::nearest_ties_away: r = diff >= 0.5 ? fl + 1 : fl; break;
   }
   std::uint64_t code;
   if (E < emin) {

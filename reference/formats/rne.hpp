@@ -17,6 +17,11 @@ struct RoundedMagnitude {
 // double rounding. If `truncate` is set, rounds toward zero instead.
 RoundedMagnitude round_magnitude(Format f, double abs_x, bool truncate = false);
 
+// Direction of rounding for round_magnitude: RNE, toward zero, nearest with ties toward zero
+// (DeepGEMM fp4 bucketize), nearest with ties away from zero (microxcaling "nearest").
+enum class RoundDir : std::uint8_t { nearest_even, toward_zero, nearest_ties_to_zero, nearest_ties_away };
+RoundedMagnitude round_magnitude(Format f, double abs_x, RoundDir dir);
+
 // Largest finite magnitude code of f (0x7E e4m3fn, 0x7F e4m3fnuz, 0x7B e5m2, 0x7F e5m2fnuz,
 // 0x7 e2m1fn, 0x7F7F bf16, 0x7BFF fp16, 0xFE e8m0fnu).
 std::uint32_t max_finite_code(Format f);
