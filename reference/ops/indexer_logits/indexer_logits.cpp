@@ -1,0 +1,78 @@
+// indexer_logits float64 reference (ops.md §4.1). Rows are independent: OpenMP across queries.
+// Positions outside [ks, ke) are −inf; with clean_logits=false the contract leaves them unwritten,
+// and the reference still writes −inf there (the comparator must mask them, see error_model.md).
+#include "reference/ops/indexer_logits/indexer_logits.hpp"
+
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "reference/ops/common/checks.hpp"
+#include "reference/ops/indexer_logits/indexer_core.hpp"
+
+namespace dsv4::ops {
+
+namespace {
+constexpr const char* kOp = "indexer_logits";
+}
+
+Outputs indexer_logits_reference(const OpCase& c) {
+  const Tensor& q = c.in("q");
+  const Tensor& kv = c.in("kv");
+  const Tensor& kv_sf = c.in("kv_sf");
+  const Tensor& weights = c.in("weights");
+  const Tensor& ks = c.in("cu_seq_len_k_start");
+  const Tensor& ke = c.in("cu_seq_len_k_end");
+  checks::rank(kOp, "q", q, 3, "[S, H, D]");
+  checks::rank(kOp, "kv", kv, 2, "[S_kv, D]");
+  checks::dtype_in(kOp, "q", q, {DType::F8_E4M3FN, DType::F8_E4M3FNUZ});
+  checks::require(kv.dtype() == q.dtype(), kOp, "kv", "must have the same fp8 dtype as q");
+  const std::int64_t S = q.size(0), H = q.size(1), D = q.size(2), S_kv = kv.size(0);
+  checks::dim_eq(kOp, "kv", kv, 1, D, "D (q.size(2))");
+  checks::rank(kOp, "kv_sf", kv_sf, 1, "[S_kv]");
+  checks::dim_eq(kOp, "kv_sf", kv_sf, 0, S_kv, "S_kv");
+  checks::rank(kOp, "weights", weights, 2, "[S, H]");
+  checks::dim_eq(kOp, "weights", weights, 0, S, "S");
+  checks::dim_eq(kOp, "weights", weights, 1, H, "H");
+  checks::rank(kOp, "cu_seq_len_k_start", ks, 1, "[S]");
+  checks::rank(kOp, "cu_seq_len_k_end", ke, 1, "[S]");
+  checks::dim_eq(kOp, "cu_seq_len_k_start", ks, 0, S, "S");
+  checks::dim_eq(kOp, "cu_seq_len_k_end", ke, 0, S, "S");
+  const bool clean = c.attrs.at("clean_logits").get<bool>();
+  const std::int64_t max_seqlen_k = c.attrs.at("max_seqlen_k").get<std::int64_t>();
+  const indexer::Dot dot = indexer::parse_dot(c.attrs.at("dot").get<std::string>());
+  checks::require(max_seqlen_k >= 0, kOp, "max_seqlen_k", "must be >= 0 (0 = full width)");
+  checks::require(!(max_seqlen_k > 0 && clean), kOp, "clean_logits",
+                  "compressed logits (max_seqlen_k > 0) are incompatible with clean_logits=true");
+  const std::vector<double> sf = gemm::to_vector(kv_sf);
+  for (std::int64_t j = 0; j < S_kv; ++j)
+    checks::require(sf[j] >= 0, kOp, "kv_sf", fmt::format("kv_sf[{}] = {} must be >= 0 (applied after the ReLU)", j, sf[j]));
+  std::vector<std::int64_t> lo(S), hi(S);
+  for (std::int64_t i = 0; i < S; ++i) {
+    lo[i] = static_cast<std::int64_t>(ks.get({i}));
+    hi[i] = static_cast<std::int64_t>(ke.get({i}));
+    checks::require(0 <= lo[i] && lo[i] <= hi[i] && hi[i] <= S_kv, kOp, "cu_seq_len_k_start",
+                    fmt::format("row {}: need 0 <= ks = {} <= ke = {} <= S_kv = {}", i, lo[i], hi[i], S_kv));
+    checks::require(max_seqlen_k == 0 || hi[i] - lo[i] <= max_seqlen_k, kOp, "max_seqlen_k",
+                    fmt::format("row {}: ke − ks = {} exceeds max_seqlen_k = {}", i, hi[i] - lo[i], max_seqlen_k));
+  }
+  const gemm::MatD KV = gemm::to_matrix(kv);
+  const gemm::MatD W = gemm::to_matrix(weights);
+  const std::int64_t width = max_seqlen_k > 0 ? max_seqlen_k : S_kv;
+  Tensor logits = Tensor::empty(DType::F32, {S, width});
+  logits.fill(-std::numeric_limits<double>::infinity());
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::int64_t i = 0; i < S; ++i) {
+    const std::int64_t n = hi[i] - lo[i];
+    if (n == 0) continue;
+    const gemm::MatD Qi = gemm::to_matrix(q.select(0, i));
+    std::vector<double> row(n);
+    indexer::score_row(Qi, KV.middleRows(lo[i], n), sf.data() + lo[i], W.row(i).data(), dot, row.data());
+    const std::int64_t base = max_seqlen_k > 0 ? 0 : lo[i];
+    float* out = logits.ptr<float>() + i * width + base;
+    for (std::int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(row[j]);
+  }
+  return {{"logits", logits}};
+}
+
+}  // namespace dsv4::ops
