@@ -17,6 +17,9 @@ namespace dsv4::formats {
 
 // Reference encoder; throws std::invalid_argument if the mode does not apply to f.
 std::uint32_t encode(Format f, const EncodeMode& mode, double x);
+// Reference encoder on a float32 given by its bits. Same as encode((double)x) except that a NaN's
+// payload is read from the float32 bits (a float->double conversion would quieten a signalling NaN).
+std::uint32_t encode_f32_bits_reference(Format f, const EncodeMode& mode, std::uint32_t f32_bits);
 
 // The fast float32 encoder for one (format, mode), with the mode resolved and compiled once.
 class FastEncoder {

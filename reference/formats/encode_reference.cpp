@@ -145,4 +145,21 @@ std::uint32_t encode(Format f, const EncodeMode& mode, double x) {
   return encode_grid(f, m, x);
 }
 
+std::uint32_t encode_f32_bits_reference(Format f, const EncodeMode& mode, std::uint32_t b) {
+  const bool nan = (b & 0x7F800000u) == 0x7F800000u && (b & 0x7FFFFFu) != 0;
+  if (nan && (f == Format::bf16 || f == Format::fp16)) {
+    const EncodeMode m = resolve_mode(f, mode);
+    if (m.nan == NanPolicy::quiet_keep) {
+      const FormatInfo& fi = info(f);
+      const std::uint32_t sign = (b >> 31) << (fi.bits() - 1);
+      const std::uint32_t exp_all = ((1u << fi.exponent_bits) - 1) << fi.mantissa_bits;
+      const std::uint32_t payload = ((b & 0x7FFFFFu) >> (23 - fi.mantissa_bits)) | 1u;
+      return sign | exp_all | payload;
+    }
+  }
+  float x;
+  std::memcpy(&x, &b, sizeof x);
+  return encode(f, mode, static_cast<double>(x));
+}
+
 }  // namespace dsv4::formats
