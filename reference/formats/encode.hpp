@@ -31,6 +31,8 @@ class FastEncoder {
   // Bulk: one byte per code (fp8, e8m0, e2m1) or two (bf16, fp16); out.size() must equal in.size().
   void encode8(std::span<const float> in, std::span<std::uint8_t> out) const;
   void encode16(std::span<const float> in, std::span<std::uint16_t> out) const;
+  // out[i] = from_bits(first_bits + i): for exhaustive sweeps (one dispatch per call, not per value).
+  void encode_range(std::uint32_t first_bits, std::span<std::uint32_t> out) const;
 
  private:
   enum class Path : std::uint8_t { grid, e8m0, fp4_ties_to_zero };

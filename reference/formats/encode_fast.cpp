@@ -176,13 +176,32 @@ std::uint32_t FastEncoder::operator()(float x) const { return from_bits(f32_bits
 void FastEncoder::encode8(std::span<const float> in, std::span<std::uint8_t> out) const {
   if (code_bytes(f_) != 1) throw std::invalid_argument("encode8: " + std::string(name(f_)) + " codes take two bytes");
   if (in.size() != out.size()) throw std::invalid_argument("encode8: input and output sizes differ");
-  for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<std::uint8_t>(from_bits(f32_bits(in[i])));
+  switch (path_) {
+    case Path::grid: for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<std::uint8_t>(grid_code(f32_bits(in[i]))); break;
+    case Path::e8m0: for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<std::uint8_t>(e8m0_code(f32_bits(in[i]))); break;
+    case Path::fp4_ties_to_zero: for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<std::uint8_t>(fp4tz_code(f32_bits(in[i]))); break;
+  }
 }
 
 void FastEncoder::encode16(std::span<const float> in, std::span<std::uint16_t> out) const {
   if (code_bytes(f_) != 2) throw std::invalid_argument("encode16: " + std::string(name(f_)) + " codes take one byte");
   if (in.size() != out.size()) throw std::invalid_argument("encode16: input and output sizes differ");
-  for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<std::uint16_t>(from_bits(f32_bits(in[i])));
+  for (std::size_t i = 0; i < in.size(); ++i) out[i] = static_cast<std::uint16_t>(grid_code(f32_bits(in[i])));
+}
+
+void FastEncoder::encode_range(std::uint32_t first, std::span<std::uint32_t> out) const {
+  const std::size_t n = out.size();
+  switch (path_) {
+    case Path::grid:
+      for (std::size_t i = 0; i < n; ++i) out[i] = grid_code(first + static_cast<std::uint32_t>(i));
+      break;
+    case Path::e8m0:
+      for (std::size_t i = 0; i < n; ++i) out[i] = e8m0_code(first + static_cast<std::uint32_t>(i));
+      break;
+    case Path::fp4_ties_to_zero:
+      for (std::size_t i = 0; i < n; ++i) out[i] = fp4tz_code(first + static_cast<std::uint32_t>(i));
+      break;
+  }
 }
 
 std::uint32_t encode_f32(Format f, const EncodeMode& mode, float x) { return FastEncoder(f, mode)(x); }
