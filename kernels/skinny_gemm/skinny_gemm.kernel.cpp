@@ -1,0 +1,290 @@
+// Split-K skinny GEMM kernel (wvSplitKrc protocol, portable arithmetic): one workgroup per (M-tile, K-shard).
+//   1. Main loop: stage a[0:n_p2, chunk] and b[tile, chunk] into LDS (16-byte vectors, rows >= N / >= M and K
+//      past the end zero-filled), each thread accumulates a 4x4 fp32 micro-tile over its k-group's share.
+//   2. k-groups are reduced through LDS in ascending group order; the shard's fp32 partial tile goes to the
+//      shard's own slab of the workspace.
+//   3. Release: fence, barrier, one atomicAdd on the M-tile's counter. The last arriver (old == k_rnd-1) resets
+//      the counter to 0, fences (acquire) and reads all slabs back through LDS in batches of
+//      readback_batch_shards, summing shards in ascending order, so the result is bit-identical run to run.
+//   4. Epilogue: + bias in fp32, one RNE rounding, store rows < N, columns < M.
+// The readback_one_pass variant stages every shard at once (plan.readback_batch_shards == k_rnd): past the LDS
+// allocation its writes are dropped and its reads return 0 (CDNA), the planted bug of known-bugs #1.
+#include "kernels/port/hip_port.hpp"
+#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/skinny_gemm/skinny_launch_detail.hpp"
+
+#if defined(DSV4_BACKEND_CUDA)
+#include <cuda_runtime.h>
+#endif
+
+#if defined(DSV4_BACKEND_SIM)
+#define SKINNY_UNROLL
+#else
+#define SKINNY_UNROLL _Pragma("unroll")
+#endif
+
+namespace dsv4::kernels::skinny {
+namespace {
+
+struct KParams {
+  const std::uint16_t* a;
+  const std::uint16_t* b;
+  const std::uint16_t* bias;
+  std::uint16_t* out;
+  int* counters;
+  float* partials;
+  int n, m, k, lda;
+  int bias_kind;  // 0 none, 1 [M] or [1,M], 2 [N,M]
+  int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, rows_per_n_tile, batch_shards;
+  int lds_floats;  // readback staging array length (the whole allocation)
+};
+
+template <bool F16>
+__device__ __forceinline__ float to_f32(std::uint32_t h) {
+  if constexpr (F16) return f16_to_f32(h);
+  else return bf16_to_f32(h);
+}
+template <bool F16>
+__device__ __forceinline__ std::uint16_t from_f32(float f) {
+  if constexpr (F16) return f32_to_f16(f);
+  else return f32_to_bf16(f);
+}
+
+template <bool F16>
+__device__ __forceinline__ void unpack8(const uint4& v, float* f) {
+  const unsigned w[4] = {v.x, v.y, v.z, v.w};
+SKINNY_UNROLL
+  for (int i = 0; i < 4; ++i) {
+    f[2 * i] = to_f32<F16>(w[i] & 0xffffu);
+    f[2 * i + 1] = to_f32<F16>(w[i] >> 16);
+  }
+}
+
+constexpr int kMaxOwned = 16;  // outputs per thread in the reduction phases: n_p2·tile_m / 256 <= 16
+constexpr int kLoadBatch = 8;  // 16-byte global loads a thread keeps in flight while staging
+
+// Stages rows [row0, row0 + rows) x K-range [kc0, kc0 + vpr·8) of src (row stride ld) into dst (row pitch
+// `pitch`), zero-filling rows >= valid_rows and K >= k. Loads are issued in batches before their LDS stores.
+__device__ __forceinline__ void stage_rows(port::lds_ptr<std::uint16_t> dst, const std::uint16_t* src,
+                                           std::int64_t ld, int rows, std::int64_t valid_rows, std::int64_t row0,
+                                           std::int64_t kc0, std::int64_t k, int vpr, int pitch, int tid) {
+  const int total = rows * vpr;
+  for (int v0 = tid; v0 < total; v0 += kBlockThreads * kLoadBatch) {
+    uint4 val[kLoadBatch];
+    SKINNY_UNROLL
+    for (int j = 0; j < kLoadBatch; ++j) {
+      const int v = v0 + j * kBlockThreads;
+      val[j] = make_uint4(0, 0, 0, 0);
+      if (v < total) {
+        const int row = v / vpr, kv = v % vpr;
+        const std::int64_t kk = kc0 + static_cast<std::int64_t>(kv) * kVec;
+        if (row0 + row < valid_rows && kk < k)
+          val[j] = port::global_load(reinterpret_cast<const uint4*>(src + (row0 + row) * ld + kk));
+      }
+    }
+    SKINNY_UNROLL
+    for (int j = 0; j < kLoadBatch; ++j) {
+      const int v = v0 + j * kBlockThreads;
+      if (v < total) port::lds_store_as<uint4>(dst, static_cast<std::ptrdiff_t>(v / vpr) * pitch + (v % vpr) * kVec, val[j]);
+    }
+  }
+}
+
+template <bool F16>
+__global__ void __launch_bounds__(256) skinny_gemm_kernel(KParams p) {
+  DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tile = static_cast<int>(blockIdx.x) % p.tiles_m;
+  const int ks = static_cast<int>(blockIdx.x) / p.tiles_m;
+  const int TM = p.tile_m;
+  const int pitch = p.k_chunk + kRowPad;
+  const int vpr = p.k_chunk / kVec;  // 16-byte vectors per staged row
+  const std::int64_t m0 = static_cast<std::int64_t>(tile) * TM;
+
+  // ---- 1. main loop ----
+  auto a_s = port::lds_carve<std::uint16_t>(smem, 0, static_cast<std::size_t>(p.n_p2) * pitch, "a_stage");
+  auto b_s = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(p.n_p2) * pitch * 2,
+                                            static_cast<std::size_t>(TM) * pitch, "b_stage");
+  const int slots = p.n_p2 * TM / (kMicroRows * kMicroCols);
+  const int grp = tid / slots;
+  const int slot = tid % slots;
+  const int rq = p.n_p2 / kMicroRows, cq = TM / kMicroCols;
+  const int ni = slot % rq, mi = slot / rq;
+  const int vpg = vpr / p.k_groups;
+  float acc[kMicroRows][kMicroCols];
+SKINNY_UNROLL
+  for (int r = 0; r < kMicroRows; ++r)
+SKINNY_UNROLL
+    for (int c = 0; c < kMicroCols; ++c) acc[r][c] = 0.f;
+
+  const std::int64_t k_begin = static_cast<std::int64_t>(ks) * p.chunks_per_shard * p.k_chunk;
+  for (int ch = 0; ch < p.chunks_per_shard; ++ch) {
+    const std::int64_t kc0 = k_begin + static_cast<std::int64_t>(ch) * p.k_chunk;
+    if (kc0 >= p.k) break;  // uniform over the block
+    stage_rows(a_s, p.a, p.lda, p.n_p2, p.n, 0, kc0, p.k, vpr, pitch, tid);
+    stage_rows(b_s, p.b, p.k, TM, p.m, m0, kc0, p.k, vpr, pitch, tid);
+    __syncthreads();
+    for (int kv = grp * vpg; kv < (grp + 1) * vpg; ++kv) {
+      float bf[kMicroCols][kVec];
+SKINNY_UNROLL
+      for (int c = 0; c < kMicroCols; ++c)
+        unpack8<F16>(port::lds_load_as<uint4>(b_s, static_cast<std::ptrdiff_t>(mi + c * cq) * pitch + kv * kVec),
+                     bf[c]);
+SKINNY_UNROLL
+      for (int r = 0; r < kMicroRows; ++r) {
+        const int row = ni + r * rq;
+        if (row >= p.n) continue;  // padded rows: no work (their LDS rows are zero anyway)
+        float af[kVec];
+        unpack8<F16>(port::lds_load_as<uint4>(a_s, static_cast<std::ptrdiff_t>(row) * pitch + kv * kVec), af);
+SKINNY_UNROLL
+        for (int c = 0; c < kMicroCols; ++c)
+SKINNY_UNROLL
+          for (int e = 0; e < kVec; ++e) acc[r][c] += af[e] * bf[c][e];
+      }
+    }
+    __syncthreads();
+  }
+
+  // ---- 2. k-group reduction, publish the shard's partial tile ----
+  const int outs = p.n_p2 * TM;  // outputs of the tile; output o = n * TM + m_local
+  float* slab = p.partials + (static_cast<std::int64_t>(ks) * p.tiles_m + tile) * outs;
+  if (p.k_groups > 1) {
+    auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.k_groups) * outs, "kgroup_reduce");
+SKINNY_UNROLL
+    for (int r = 0; r < kMicroRows; ++r)
+SKINNY_UNROLL
+      for (int c = 0; c < kMicroCols; ++c)
+        red[static_cast<std::ptrdiff_t>(grp) * outs + (ni + r * rq) * TM + (mi + c * cq)] = acc[r][c];
+    __syncthreads();
+    for (int o = tid; o < outs; o += kBlockThreads) {
+      float s = red[o];
+      for (int g = 1; g < p.k_groups; ++g) s += red[static_cast<std::ptrdiff_t>(g) * outs + o];
+      port::global_store(slab + o, s);
+    }
+  } else {
+SKINNY_UNROLL
+    for (int r = 0; r < kMicroRows; ++r)
+SKINNY_UNROLL
+      for (int c = 0; c < kMicroCols; ++c) port::global_store(slab + (ni + r * rq) * TM + (mi + c * cq), acc[r][c]);
+  }
+
+  // ---- 3. release, count, last arriver acquires ----
+  __threadfence();  // release: this thread's partials are visible device-wide before the count
+  __syncthreads();
+  auto flag = port::lds_carve<int>(smem, 0, 1, "last_arriver_flag");
+  if (tid == 0) {
+    const int old = atomicAdd(p.counters + tile, 1);
+    const int last = (old == p.k_rnd - 1) ? 1 : 0;
+    if (last) atomicExch(p.counters + tile, 0);  // restore the zero invariant for the next launch
+    flag[0] = last;
+  }
+  __syncthreads();
+  const int last = flag[0];
+  __syncthreads();  // everyone has read the flag before the readback reuses LDS
+  if (!last) return;
+  __threadfence();  // acquire: every other shard's partials are visible from here on
+
+  // ---- readback in batches through LDS, fixed shard order ----
+  auto stg = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.lds_floats), "readback_stage");
+  const int per = outs / kBlockThreads;  // outputs owned per thread (outs is a multiple of 256)
+  const int RT = p.rows_per_n_tile;
+  float sum[kMaxOwned];
+SKINNY_UNROLL
+  for (int j = 0; j < kMaxOwned; ++j) sum[j] = 0.f;
+  for (int b0 = 0; b0 < p.k_rnd; b0 += p.batch_shards) {
+    const int bs = (p.k_rnd - b0 < p.batch_shards) ? p.k_rnd - b0 : p.batch_shards;
+    // Staging layout (floats): ((nt * batch_shards + ks_local) * RT + n_local) * TM + m_local.
+    const int v4_per_shard = outs / 4;
+    for (int v = tid; v < bs * v4_per_shard; v += kBlockThreads) {
+      const int ksl = v / v4_per_shard;
+      const int o = (v % v4_per_shard) * 4;
+      const int n = o / TM, ml = o % TM;
+      const std::ptrdiff_t dst =
+          (static_cast<std::ptrdiff_t>(n / RT) * p.batch_shards + ksl) * RT * TM + (n % RT) * TM + ml;
+      const float* src = p.partials + (static_cast<std::int64_t>(b0 + ksl) * p.tiles_m + tile) * outs + o;
+      port::global_to_lds(stg, dst, reinterpret_cast<const float4*>(src));
+    }
+    __syncthreads();
+SKINNY_UNROLL
+    for (int j = 0; j < kMaxOwned; ++j) {
+      if (j >= per) break;
+      const int o = tid + j * kBlockThreads;
+      const int n = o / TM, ml = o % TM;
+      const std::ptrdiff_t base = static_cast<std::ptrdiff_t>(n / RT) * p.batch_shards * RT * TM + (n % RT) * TM + ml;
+      for (int ksl = 0; ksl < bs; ++ksl) sum[j] += stg[base + static_cast<std::ptrdiff_t>(ksl) * RT * TM];
+    }
+    __syncthreads();
+  }
+
+  // ---- 4. epilogue ----
+SKINNY_UNROLL
+  for (int j = 0; j < kMaxOwned; ++j) {
+    if (j >= per) break;
+    const int o = tid + j * kBlockThreads;
+    const int n = o / TM;
+    const std::int64_t m = m0 + o % TM;
+    if (n >= p.n || m >= p.m) continue;
+    float v = sum[j];
+    if (p.bias_kind == 1) v += to_f32<F16>(p.bias[m]);
+    else if (p.bias_kind == 2) v += to_f32<F16>(p.bias[static_cast<std::int64_t>(n) * p.m + m]);
+    port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
+  }
+}
+
+}  // namespace
+
+void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
+                          std::size_t declared_workspace_bytes, port::Stream& stream) {
+  const SkinnyShape& s = plan.shape;
+  KParams p{};
+  p.a = static_cast<const std::uint16_t*>(io.a);
+  p.b = static_cast<const std::uint16_t*>(io.b);
+  p.bias = static_cast<const std::uint16_t*>(io.bias);
+  p.out = static_cast<std::uint16_t*>(io.out);
+  const SkinnyKernelArgs ka = kernel_args(plan);
+  p.counters = reinterpret_cast<int*>(static_cast<unsigned char*>(workspace) + ka.counter_offset);
+  p.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + ka.partial_offset);
+  p.n = static_cast<int>(s.n);
+  p.m = static_cast<int>(s.m);
+  p.k = static_cast<int>(s.k);
+  p.lda = static_cast<int>(s.row_stride_a());
+  p.bias_kind = s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? 2 : 1);
+  p.n_p2 = ka.n_p2;
+  p.tile_m = ka.tile_m;
+  p.k_groups = ka.k_groups;
+  p.k_chunk = ka.k_chunk;
+  p.chunks_per_shard = ka.chunks_per_shard;
+  p.k_rnd = static_cast<int>(ka.k_rnd);
+  p.tiles_m = static_cast<int>(ka.tiles_m);
+  p.rows_per_n_tile = ka.rows_per_n_tile;
+  p.batch_shards = ka.readback_batch_shards;
+  p.lds_floats = static_cast<int>(ka.lds_bytes / 4);
+
+  const std::size_t elem = 2;
+  const std::size_t a_bytes = (static_cast<std::size_t>(s.n - 1) * s.row_stride_a() + s.k) * elem;
+  const std::size_t bias_elems =
+      s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? static_cast<std::size_t>(s.n * s.m) : s.m);
+  std::vector<port::BufferRange> ranges = {
+      port::reads(io.a, a_bytes, "a"), port::reads(io.b, static_cast<std::size_t>(s.m * s.k) * elem, "b"),
+      port::writes(io.out, static_cast<std::size_t>(s.n * s.m) * elem, "out"),
+      port::reads_writes(workspace, declared_workspace_bytes, "workspace")};
+  if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
+  const bool f16 = s.dtype == ElemType::f16;
+  auto* kernel = f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;
+#if defined(DSV4_BACKEND_CUDA)
+  // Dynamic shared memory above 48 KiB needs an opt-in per kernel (see /work/notes/skinny_needs.md).
+  if (cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                           static_cast<int>(ka.lds_bytes)) != cudaSuccess)
+    throw port::Error("skinny_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize=" +
+                      std::to_string(ka.lds_bytes) + ") failed for " + plan.describe());
+#endif
+  port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
+                         ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges)};
+  try {
+    port::launch(kernel, cfg, p);
+  } catch (const port::Error& e) {
+    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
+  }
+}
+
+}  // namespace dsv4::kernels::skinny

@@ -1,0 +1,83 @@
+// Host launcher of the skinny GEMM: admission (refuse before launch, naming the limit), kernel arguments from the
+// plan, caller-owned workspace initialisation, and the pool / static-workspace routes.
+#include <string>
+
+#include "kernels/skinny_gemm/skinny_gemm.hpp"
+#include "kernels/skinny_gemm/skinny_launch_detail.hpp"
+#include "reference/registry/op_descriptor.hpp"
+
+namespace dsv4::kernels::skinny {
+
+SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
+  SkinnyKernelArgs a;
+  a.k_rnd = plan.k_rnd;
+  a.k_shard = plan.k_shard;
+  a.tiles_m = plan.tiles_m;
+  a.k_chunk = plan.k_chunk;
+  a.chunks_per_shard = plan.chunks_per_shard;
+  a.tile_m = plan.tile_m;
+  a.n_p2 = plan.n_p2;
+  a.k_groups = plan.k_groups;
+  a.rows_per_n_tile = plan.rows_per_n_tile;
+  a.readback_batch_shards = plan.readback_batch_shards;
+  a.counter_offset = plan.counter_offset;
+  a.partial_offset = plan.workspace_need_bytes - plan.partial_bytes;
+  a.partial_bytes = plan.partial_bytes;
+  a.lds_bytes = plan.lds_alloc_bytes;
+  a.grid = plan.grid;
+  a.block = plan.block;
+  return a;
+}
+
+void initialize_workspace(const SkinnyPlan& plan, port::DeviceBuffer& workspace, port::Stream& stream) {
+  if (workspace.bytes() < plan.workspace_bytes)
+    throw InputError("skinny_gemm initialize_workspace: workspace of " + std::to_string(workspace.bytes()) +
+                     " B is smaller than the plan's " + std::to_string(plan.workspace_bytes) + " B");
+  workspace.memset_async(0, stream, plan.counter_offset, plan.counter_bytes);
+}
+
+namespace {
+void admit(const SkinnyPlan& plan, std::size_t workspace_bytes) {
+  if (!plan.ok) throw InputError("skinny_gemm refused before launch: " + plan.reason + " [" + plan.describe() + "]");
+  if (plan.options.variant != SkinnyVariant::readback_one_pass && plan.lds_readback > plan.lds_alloc_bytes)
+    throw InputError("skinny_gemm refused: readback staging " + std::to_string(plan.lds_readback) +
+                     " B exceeds the LDS allocation [" + plan.describe() + "]");
+  if (workspace_bytes < plan.workspace_bytes)
+    throw InputError("skinny_gemm refused before launch: workspace of " + std::to_string(workspace_bytes) +
+                     " B is smaller than the plan's " + std::to_string(plan.workspace_bytes) + " B [" +
+                     plan.describe() + "]");
+}
+}  // namespace
+
+void launch_skinny_gemm(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace, std::size_t workspace_bytes,
+                        port::Stream& stream) {
+  admit(plan, workspace_bytes);
+  if (!io.a || !io.b || !io.out || (plan.shape.bias != BiasShape::none && !io.bias) || !workspace)
+    throw InputError("skinny_gemm: null device pointer among a, b, out, bias (shape has bias " +
+                     std::string(bias_name(plan.shape.bias)) + ") or workspace");
+  // The launch declares the predicate's workspace size: with the optimistic predicate the kernel writes past it.
+  launch_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
+}
+
+port::DeviceBuffer& static_shared_workspace() {
+  static port::DeviceBuffer ws = [] {
+    port::DeviceBuffer b(std::size_t{8} << 20);
+    b.memset(0);
+    return b;
+  }();
+  return ws;
+}
+
+void run_skinny_gemm(const SkinnyPlan& plan, const SkinnyBuffers& io, SkinnyWorkspacePool& pool,
+                     port::Stream& stream) {
+  if (plan.options.variant == SkinnyVariant::static_shared_workspace) {
+    port::DeviceBuffer& ws = static_shared_workspace();
+    launch_skinny_gemm(plan, io, ws.data(), ws.bytes(), stream);
+    return;
+  }
+  admit(plan, plan.workspace_bytes);
+  const SkinnyWorkspacePool::Lease l = pool.acquire(stream, plan.workspace_bytes);
+  launch_skinny_gemm(plan, io, l.ptr, l.bytes, stream);
+}
+
+}  // namespace dsv4::kernels::skinny

@@ -1,0 +1,205 @@
+// The skinny GEMM host plan: tiling, CHUNKK rule, shard count, LDS phases, workspace. See skinny_plan.hpp.
+#include "kernels/skinny_gemm/skinny_plan.hpp"
+
+#include <algorithm>
+#include <sstream>
+
+namespace dsv4::kernels::skinny {
+
+const char* variant_name(SkinnyVariant v) {
+  switch (v) {
+    case SkinnyVariant::fixed: return "fixed";
+    case SkinnyVariant::readback_one_pass: return "readback_one_pass";
+    case SkinnyVariant::optimistic_workspace_predicate: return "optimistic_workspace_predicate";
+    case SkinnyVariant::static_shared_workspace: return "static_shared_workspace";
+  }
+  return "?";
+}
+const char* elem_name(ElemType t) { return t == ElemType::bf16 ? "bf16" : "fp16"; }
+const char* bias_name(BiasShape b) {
+  switch (b) {
+    case BiasShape::none: return "none";
+    case BiasShape::m: return "[M]";
+    case BiasShape::nm: return "[N,M]";
+    case BiasShape::one_m: return "[1,M]";
+  }
+  return "?";
+}
+
+namespace {
+
+std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
+std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
+int next_pow2(std::int64_t v) {
+  int p = 1;
+  while (p < v) p *= 2;
+  return p;
+}
+bool is_amd(port::Arch a) { return a == port::Arch::gfx942 || a == port::Arch::gfx950; }
+
+// LDS the main loop may use: the whole LDS on CDNA (one workgroup per CU, as wvSplitKrc), half of it on
+// sm_90 so that two blocks share an SM (latency hiding for the streamed weights).
+std::size_t main_budget(const port::ArchProfile& p) {
+  return is_amd(p.arch) ? p.lds_bytes_per_block : (p.lds_bytes_per_block / 2) / 1024 * 1024;
+}
+int blocks_per_cu(const port::ArchProfile& p) { return is_amd(p.arch) ? 1 : 2; }
+
+std::size_t main_footprint(int rows, int tile_m, int chunk) {
+  return static_cast<std::size_t>(rows + tile_m) * static_cast<std::size_t>(chunk + kRowPad) * 2;
+}
+
+SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
+  p.ok = false;
+  p.reason = why;
+  return p;
+}
+
+}  // namespace
+
+SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  SkinnyPlan p;
+  p.arch = arch.arch;
+  p.shape = s;
+  p.options = opt;
+  p.lds_capacity = arch.lds_bytes_per_block;
+  std::ostringstream why;
+  if (s.n < 1 || s.n > 128) return refuse(p, "N=" + std::to_string(s.n) + " outside the skinny range 1..128");
+  if (s.m < 1) return refuse(p, "M=" + std::to_string(s.m) + " must be >= 1");
+  if (s.k < 8 || s.k % kVec != 0) return refuse(p, "K=" + std::to_string(s.k) + " must be a positive multiple of 8");
+  if (s.row_stride_a() < s.k || s.row_stride_a() % kVec != 0)
+    return refuse(p, "row stride of a (" + std::to_string(s.row_stride_a()) + ") must be >= K=" +
+                         std::to_string(s.k) + " and a multiple of 8 (16-byte rows)");
+  if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
+    return refuse(p, "force_chunkk must be 0, 1 or 2");
+  const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
+
+  p.n_p2 = std::max(16, next_pow2(s.n));
+  p.grps_shr_b = std::min(p.n_p2 / 16, 4);
+  p.tile_m = is_amd(arch.arch) ? 64 / p.grps_shr_b : std::min(64, 4096 / p.n_p2);
+  p.rows_per_n_tile = std::min(p.n_p2, 64);
+  p.n_tiles = p.n_p2 / p.rows_per_n_tile;
+  const int slots = p.n_p2 * p.tile_m / (kMicroRows * kMicroCols);
+  p.k_groups = kBlockThreads / slots;
+  p.tiles_m = ceil_div(s.m, p.tile_m);
+  p.m_padded = p.tiles_m * p.tile_m;
+
+  // Base chunk (CHUNKK = 1): the largest that fits the main-loop budget.
+  int base = 0;
+  for (int c : {512, 256, 128, 64})
+    if (main_footprint(p.n_p2, p.tile_m, c) <= main_budget(arch)) {
+      base = c;
+      break;
+    }
+  if (base == 0)
+    return refuse(p, "no K chunk fits the main-loop LDS budget of " + std::to_string(main_budget(arch)) + " B");
+
+  // CHUNKK rule (appendix A.3 with the #56098 cap): halve the shard when twice the CUs are free and the
+  // halved shard count stays <= 11; never for the 16-row class.
+  const std::int64_t shards_base = ceil_div(s.k, base);
+  p.cu_needed = p.tiles_m * shards_base;
+  if (opt.force_chunkk != 0) {
+    p.chunkk = opt.force_chunkk;
+  } else {
+    const bool cus_free = 2 * p.cu_needed <= arch.compute_units;
+    const bool under_cap = legacy || ceil_div(s.k, base / 2) <= kChunkkShardCap;
+    p.chunkk = (p.n_p2 > 16 && cus_free && under_cap) ? 2 : 1;
+  }
+  p.k_chunk = base / p.chunkk;
+
+  // Shards: one chunk per shard (1KPASS) while the grid fits the machine; otherwise several chunks per
+  // shard so that the grid is about one full wave of workgroups.
+  const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
+  const std::int64_t target = static_cast<std::int64_t>(arch.compute_units) * blocks_per_cu(arch);
+  if (p.tiles_m * chunks <= target) {
+    p.chunks_per_shard = 1;
+  } else {
+    const std::int64_t want_shards = std::max<std::int64_t>(1, target / p.tiles_m);
+    p.chunks_per_shard = static_cast<int>(ceil_div(chunks, want_shards));
+  }
+  p.k_rnd = ceil_div(chunks, p.chunks_per_shard);
+  p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
+  p.grid = p.tiles_m * p.k_rnd;
+
+  // LDS phases. All share one allocation; barriers separate them.
+  p.lds_main = main_footprint(p.n_p2, p.tile_m, p.k_chunk);
+  p.lds_kreduce = p.k_groups > 1 ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4 : 0;
+  const std::size_t shard_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
+  p.lds_alloc_bytes = is_amd(arch.arch) ? arch.lds_bytes_per_block
+                                        : std::max({p.lds_main, p.lds_kreduce, shard_bytes});
+  if (legacy) {
+    p.readback_batch_shards = static_cast<int>(p.k_rnd);  // the bug: nothing bounds the staging area
+  } else {
+    const std::int64_t fit = static_cast<std::int64_t>(p.lds_alloc_bytes / shard_bytes);
+    if (fit < 1)
+      return refuse(p, "one readback shard (" + std::to_string(shard_bytes) + " B) exceeds the LDS allocation");
+    p.readback_batch_shards = static_cast<int>(std::min<std::int64_t>(p.k_rnd, fit));
+  }
+  p.readback_batches = ceil_div(p.k_rnd, p.readback_batch_shards);
+  p.lds_readback = static_cast<std::size_t>(p.readback_batch_shards) * shard_bytes;
+
+  // Workspace: counters first (one int32 per M-tile, 256-aligned), then k_rnd fp32 slabs.
+  p.counter_offset = 0;
+  p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
+  const std::size_t slabs_at = align_up(p.counter_bytes, 256);
+  p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * p.tiles_m * shard_bytes;
+  p.workspace_need_bytes = slabs_at + p.partial_bytes;
+  if (opt.variant == SkinnyVariant::optimistic_workspace_predicate)
+    p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * p.tiles_m * shard_bytes;
+  else
+    p.workspace_bytes = p.workspace_need_bytes;
+
+  // Limits.
+  if (p.lds_alloc_bytes > arch.lds_bytes_per_block)
+    return refuse(p, "LDS allocation " + std::to_string(p.lds_alloc_bytes) + " B exceeds " +
+                         std::string(arch.name) + " capacity " + std::to_string(arch.lds_bytes_per_block) + " B");
+  for (const auto& ph : p.lds_phases()) {
+    if (legacy && ph.name == "readback batch") continue;
+    if (ph.bytes > p.lds_alloc_bytes)
+      return refuse(p, "LDS phase '" + ph.name + "' needs " + std::to_string(ph.bytes) + " B > allocation " +
+                           std::to_string(p.lds_alloc_bytes) + " B");
+  }
+  if (p.workspace_need_bytes > kMaxWorkspaceBytes)
+    return refuse(p, "workspace " + std::to_string(p.workspace_need_bytes) + " B exceeds the limit " +
+                         std::to_string(kMaxWorkspaceBytes) + " B");
+  if (p.grid > 0x7fffffff) return refuse(p, "grid " + std::to_string(p.grid) + " exceeds 2^31-1 workgroups");
+  p.ok = true;
+  return p;
+}
+
+std::vector<LdsPhase> SkinnyPlan::lds_phases() const {
+  return {{"main-loop staging", lds_main}, {"k-group reduction", lds_kreduce}, {"readback batch", lds_readback}};
+}
+
+SkinnyTileMap SkinnyPlan::tile_map() const {
+  SkinnyTileMap t;
+  t.rows_per_n_tile = rows_per_n_tile;
+  t.cols_per_m_tile = tile_m;
+  t.k_shards = k_rnd;
+  t.k_shard_size = k_shard;
+  t.plan = describe();
+  return t;
+}
+
+std::string SkinnyPlan::describe() const {
+  std::ostringstream o;
+  o << "skinny_gemm[" << variant_name(options.variant) << "] " << port::profile(arch).name << " N=" << shape.n
+    << " M=" << shape.m << " K=" << shape.k << " lda=" << shape.row_stride_a() << " " << elem_name(shape.dtype)
+    << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups
+    << " CHUNKK=" << chunkk << " k_chunk=" << k_chunk << " chunks/shard=" << chunks_per_shard
+    << " k_rnd=" << k_rnd << " grid=" << grid << "x" << block << " LDS main/kred/readback/alloc=" << lds_main << "/"
+    << lds_kreduce << "/" << lds_readback << "/" << lds_alloc_bytes << " batch=" << readback_batch_shards
+    << "x" << readback_batches << " workspace=" << workspace_bytes << " (need " << workspace_need_bytes << ")";
+  if (!ok && !reason.empty()) o << " REFUSED: " << reason;
+  return o.str();
+}
+
+bool can_implement(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  return make_plan(shape, arch, opt).ok;
+}
+
+std::size_t workspace_size(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  const SkinnyPlan p = make_plan(shape, arch, opt);
+  return p.ok ? p.workspace_bytes : 0;
+}
+
+}  // namespace dsv4::kernels::skinny

@@ -1,0 +1,179 @@
+// CPU-only tests of the skinny GEMM host plan: RapidCheck properties over the whole admitted shape space for each
+// arch profile (LDS phases fit, workspace covers what the kernel touches, the kernel's shard count is the
+// predicate's), hand-derived plans at the known-bug shapes, and refusals that name the limit.
+#include <gtest/gtest.h>
+#include <rapidcheck/gtest.h>
+
+#include "kernels/port/arch.hpp"
+#include "kernels/skinny_gemm/skinny_gemm.hpp"
+#include "kernels/skinny_gemm/skinny_plan.hpp"
+
+namespace sk = dsv4::kernels::skinny;
+namespace port = dsv4::port;
+
+namespace {
+
+const port::ArchProfile& arch_of(int i) {
+  static const port::ArchProfile* all[] = {&port::kGfx942, &port::kGfx950, &port::kSm90};
+  return *all[i];
+}
+
+rc::Gen<sk::SkinnyShape> gen_shape() {
+  return rc::gen::apply(
+      [](int n, int m, int k8, int pad8, bool f16, int bias) {
+        sk::SkinnyShape s;
+        s.n = n;
+        s.m = m;
+        s.k = static_cast<std::int64_t>(k8) * 8;
+        s.lda = s.k + static_cast<std::int64_t>(pad8) * 8;
+        s.dtype = f16 ? sk::ElemType::f16 : sk::ElemType::bf16;
+        s.bias = static_cast<sk::BiasShape>(bias);
+        return s;
+      },
+      rc::gen::inRange(1, 129), rc::gen::inRange(1, 20000), rc::gen::inRange(1, 4097), rc::gen::inRange(0, 9),
+      rc::gen::arbitrary<bool>(), rc::gen::inRange(0, 4));
+}
+
+}  // namespace
+
+RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
+  const auto s = *gen_shape();
+  const auto& arch = arch_of(*rc::gen::inRange(0, 3));
+  const int force = *rc::gen::element(0, 1, 2);
+  const sk::SkinnyPlan p = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, force});
+  RC_ASSERT(p.ok);  // every shape of the skinny range with K % 8 == 0 is admitted on every profile
+  RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
+  for (const auto& ph : p.lds_phases()) RC_ASSERT(ph.bytes <= p.lds_alloc_bytes);
+  // Every shard is non-empty and together they cover K.
+  RC_ASSERT(p.k_rnd * p.k_shard >= s.k);
+  RC_ASSERT((p.k_rnd - 1) * p.k_shard < s.k);
+  RC_ASSERT(p.readback_batch_shards >= 1);
+  RC_ASSERT(p.readback_batches * p.readback_batch_shards >= p.k_rnd);
+  // Workspace: the kernel's slabs (M_p · N_p2 · k_rnd fp32, known-bugs #2 test) plus counters fit.
+  const std::size_t slabs = static_cast<std::size_t>(p.m_padded) * p.n_p2 * p.k_rnd * 4;
+  RC_ASSERT(p.workspace_bytes >= slabs + p.counter_bytes);
+  RC_ASSERT(p.workspace_bytes == p.workspace_need_bytes);
+  RC_ASSERT(sk::workspace_size(s, arch) == sk::make_plan(s, arch).workspace_bytes);
+  // The kernel's shard count, chunking and offsets are the predicate's.
+  const sk::SkinnyKernelArgs ka = sk::kernel_args(p);
+  RC_ASSERT(ka.k_rnd == p.k_rnd);
+  RC_ASSERT(ka.k_shard == static_cast<std::int64_t>(ka.chunks_per_shard) * ka.k_chunk);
+  RC_ASSERT(ka.partial_offset + ka.partial_bytes <= p.workspace_bytes);
+  RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
+  RC_ASSERT(ka.grid == ka.tiles_m * ka.k_rnd);
+  RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * p.n_p2 * p.tile_m * 4 <= ka.lds_bytes);
+  // Kernel structural invariants: whole micro-tiles and k-groups, owned outputs per thread <= 16.
+  RC_ASSERT(p.n_p2 * p.tile_m % (256 * 1) == 0);
+  RC_ASSERT(p.n_p2 * p.tile_m / 256 <= 16);
+  RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
+  RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
+  RC_ASSERT(p.n_p2 >= s.n);
+  RC_ASSERT(p.m_padded >= s.m);
+}
+
+RC_GTEST_PROP(SkinnyPlanProps, ChunkkRuleIsCappedAndNeverFor16RowClass, ()) {
+  const auto s = *gen_shape();
+  const auto& arch = arch_of(*rc::gen::inRange(0, 3));
+  const sk::SkinnyPlan p = sk::make_plan(s, arch);
+  RC_ASSERT(p.ok);
+  if (p.chunkk == 2) {
+    RC_ASSERT(p.n_p2 > 16);
+    RC_ASSERT(2 * p.cu_needed <= arch.compute_units);
+    RC_ASSERT(p.k_rnd <= sk::kChunkkShardCap);
+  }
+}
+
+TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
+  // known-bugs #1: N >= 65 (N_p2 = 128, two 64-row N-tiles, 8 KiB per shard), K = 5248, the pre-fix CHUNKK
+  // rule picks CHUNKK = 2 -> k_rnd = ceil(5248/256) = 21 -> 21 · 8 KiB = 172,032 B > 163,840 B.
+  sk::SkinnyShape s;
+  s.n = 65;
+  s.m = 16;
+  s.k = 5248;
+  const auto legacy = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0});
+  ASSERT_TRUE(legacy.ok) << legacy.reason;
+  EXPECT_EQ(legacy.n_p2, 128);
+  EXPECT_EQ(legacy.tile_m, 16);
+  EXPECT_EQ(legacy.chunkk, 2);
+  EXPECT_EQ(legacy.k_rnd, 21);
+  EXPECT_EQ(legacy.readback_batch_shards, 21);
+  EXPECT_EQ(legacy.lds_readback, 172032u);
+  EXPECT_EQ(legacy.lds_alloc_bytes, 163840u);
+  // The fixed rule caps CHUNKK = 2 at 11 shards: CHUNKK = 1, k_rnd = 11, one batch.
+  const auto fixed = sk::make_plan(s, port::kGfx950);
+  EXPECT_EQ(fixed.chunkk, 1);
+  EXPECT_EQ(fixed.k_rnd, 11);
+  EXPECT_EQ(fixed.readback_batches, 1);
+  // Forcing CHUNKK = 2 on the fixed kernel: 20 shards per batch (20 · 8 KiB <= 160 KiB), 2 batches.
+  const auto forced = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::fixed, 2});
+  EXPECT_EQ(forced.k_rnd, 21);
+  EXPECT_EQ(forced.readback_batch_shards, 20);
+  EXPECT_EQ(forced.readback_batches, 2);
+  // N = 32 class (4 KiB per shard) breaks only from k_rnd = 41 (K = 10368 with CHUNKK = 2).
+  s.n = 32;
+  s.m = 32;
+  s.k = 10368;
+  const auto l32 = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0});
+  EXPECT_EQ(l32.k_rnd, 41);
+  EXPECT_GT(l32.lds_readback, 163840u);
+  s.k = 10240;
+  EXPECT_LE(sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0}).lds_readback, 163840u);
+}
+
+TEST(SkinnyPlan, OptimisticPredicateUndercountsWhenChunkkIsTwo) {
+  sk::SkinnyShape s;
+  s.n = 40;
+  s.m = 64;
+  s.k = 2048;
+  const auto real = sk::make_plan(s, port::kGfx950);
+  ASSERT_EQ(real.chunkk, 2);  // 4·4 tiles·shards = 16, 32 <= 256; ceil(2048/256) = 8 <= 11
+  const auto opt = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::optimistic_workspace_predicate, 0});
+  // Predicate counts ceil(2048/512) = 4 slabs, the kernel writes 8: exactly half the slab bytes.
+  const std::size_t slab = static_cast<std::size_t>(opt.tiles_m) * opt.n_p2 * opt.tile_m * 4;
+  EXPECT_EQ(opt.workspace_need_bytes - opt.workspace_bytes, 4 * slab);
+  EXPECT_EQ(real.workspace_bytes, opt.workspace_need_bytes);
+}
+
+TEST(SkinnyPlan, RefusalsNameTheLimit) {
+  sk::SkinnyShape s;
+  s.n = 129;
+  s.m = 64;
+  s.k = 512;
+  auto p = sk::make_plan(s, port::kGfx950);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.reason.find("N=129"), std::string::npos) << p.reason;
+  s.n = 0;
+  EXPECT_FALSE(sk::can_implement(s, port::kGfx950));
+  s.n = 4;
+  s.k = 12;
+  p = sk::make_plan(s, port::kSm90);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.reason.find("K=12"), std::string::npos) << p.reason;
+  s.k = 512;
+  s.lda = 500;
+  p = sk::make_plan(s, port::kGfx942);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.reason.find("row stride"), std::string::npos) << p.reason;
+  EXPECT_EQ(sk::workspace_size(s, port::kGfx942), 0u);
+  // A workspace need above the limit is refused, with both numbers.
+  s.lda = 0;
+  s.n = 128;
+  s.m = 200000;
+  p = sk::make_plan(s, port::kSm90);
+  EXPECT_FALSE(p.ok);
+  EXPECT_NE(p.reason.find("workspace"), std::string::npos) << p.reason;
+}
+
+TEST(SkinnyPlan, Gfx942TilesFitItsSmallLds) {
+  // The appendix: the gfx950 N_p2 = 128 A tile alone exceeds 64 KiB; the gfx942 plan picks a smaller chunk.
+  sk::SkinnyShape s;
+  s.n = 128;
+  s.m = 256;
+  s.k = 4096;
+  const auto p = sk::make_plan(s, port::kGfx942);
+  ASSERT_TRUE(p.ok) << p.reason;
+  EXPECT_EQ(p.k_chunk * p.chunkk, 128);  // (128 + 16) · (256 + 8) · 2 = 76,032 > 65,536; 128 fits
+  EXPECT_LE(p.lds_main, 65536u);
+  const auto q = sk::make_plan(s, port::kGfx950);
+  EXPECT_EQ(q.k_chunk * q.chunkk, 512);
+}
