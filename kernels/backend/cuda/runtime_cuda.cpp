@@ -1,0 +1,267 @@
+// cuda backend: the host runtime API of kernels/port/runtime.hpp over the CUDA runtime, and the checked launch used
+// by dsv4::port::launch. Every runtime call goes through check(), which throws dsv4::port::Error naming the call
+// and the CUDA error. Streams are created non-blocking, matching the sim backend's semantics.
+#include <cuda_runtime.h>
+
+#include <string>
+
+#include "kernels/port/detail/launch_log.hpp"
+#include "kernels/port/runtime.hpp"
+
+namespace dsv4::port {
+
+namespace {
+void check(cudaError_t e, const std::string& call) {
+  if (e != cudaSuccess) {
+    throw Error("cuda: " + call + " failed: " + cudaGetErrorName(e) + " (" + cudaGetErrorString(e) + ")");
+  }
+}
+cudaStream_t cs(Stream& s) { return static_cast<cudaStream_t>(s.native()); }
+dim3 d3(const Dim3& d) { return dim3(d.x, d.y, d.z); }
+}  // namespace
+
+Backend backend() { return Backend::cuda; }
+std::string_view backend_name() { return "cuda"; }
+
+std::string device_unavailable_reason() {
+  int n = 0;
+  const cudaError_t e = cudaGetDeviceCount(&n);
+  if (e != cudaSuccess) {
+    cudaGetLastError();  // clear
+    return std::string("no CUDA device: cudaGetDeviceCount returned ") + cudaGetErrorName(e);
+  }
+  if (n == 0) return "no CUDA device present";
+  cudaDeviceProp p{};
+  check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties(0)");
+  if (p.major != 9 || p.minor != 0) {
+    return "device 0 is sm_" + std::to_string(p.major) + std::to_string(p.minor) + ", the cuda backend is built for sm_90";
+  }
+  return {};
+}
+bool device_available() { return device_unavailable_reason().empty(); }
+
+const ArchProfile& device_profile() {
+  static const ArchProfile profile = [] {
+    const std::string why = device_unavailable_reason();
+    if (!why.empty()) throw Error("cuda: device_profile: " + why);
+    cudaDeviceProp p{};
+    check(cudaGetDeviceProperties(&p, 0), "cudaGetDeviceProperties(0)");
+    ArchProfile a = kSm90;
+    a.wave_size = p.warpSize;
+    a.lds_bytes_per_block = p.sharedMemPerBlockOptin;
+    a.compute_units = p.multiProcessorCount;
+    return a;
+  }();
+  return profile;
+}
+
+void device_synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+
+// ---- DeviceBuffer ----
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  check(cudaMalloc(&ptr_, bytes ? bytes : 1), "cudaMalloc(" + std::to_string(bytes) + " B)");
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) cudaFree(ptr_);  // cannot throw from a destructor; cudaFree synchronises
+}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+  o.ptr_ = nullptr;
+  o.bytes_ = 0;
+}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    if (ptr_) cudaFree(ptr_);
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+namespace {
+void check_range(const char* call, std::size_t offset, std::size_t bytes, std::size_t size) {
+  if (offset > size || bytes > size - offset) {
+    throw Error(std::string("cuda: ") + call + ": range [" + std::to_string(offset) + ", " +
+                std::to_string(offset + bytes) + ") is outside the " + std::to_string(size) + " B buffer");
+  }
+}
+}  // namespace
+void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t off) {
+  check_range("copy_from_host", off, bytes, bytes_);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before copy_from_host)");
+  check(cudaMemcpy(static_cast<char*>(ptr_) + off, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
+}
+void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t off) const {
+  check_range("copy_to_host", off, bytes, bytes_);
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before copy_to_host)");
+  check(cudaMemcpy(dst, static_cast<const char*>(ptr_) + off, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
+}
+void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, Stream& s, std::size_t off) {
+  check_range("copy_from_host_async", off, bytes, bytes_);
+  check(cudaMemcpyAsync(static_cast<char*>(ptr_) + off, src, bytes, cudaMemcpyHostToDevice, cs(s)),
+        "cudaMemcpyAsync H2D");
+}
+void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, Stream& s, std::size_t off) const {
+  check_range("copy_to_host_async", off, bytes, bytes_);
+  check(cudaMemcpyAsync(dst, static_cast<const char*>(ptr_) + off, bytes, cudaMemcpyDeviceToHost, cs(s)),
+        "cudaMemcpyAsync D2H");
+}
+void DeviceBuffer::memset(int v) {
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before memset)");
+  check(cudaMemset(ptr_, v, bytes_), "cudaMemset");
+}
+void DeviceBuffer::memset_async(int v, Stream& s, std::size_t off, std::size_t bytes) {
+  if (bytes == SIZE_MAX) bytes = off <= bytes_ ? bytes_ - off : 0;
+  check_range("memset_async", off, bytes, bytes_);
+  check(cudaMemsetAsync(static_cast<char*>(ptr_) + off, v, bytes, cs(s)), "cudaMemsetAsync");
+}
+void copy_device_async(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& src, std::size_t src_off,
+                       std::size_t bytes, Stream& s) {
+  check_range("copy_device_async (dst)", dst_off, bytes, dst.bytes());
+  check_range("copy_device_async (src)", src_off, bytes, src.bytes());
+  check(cudaMemcpyAsync(dst.as<char>() + dst_off, src.as<char>() + src_off, bytes, cudaMemcpyDeviceToDevice, cs(s)),
+        "cudaMemcpyAsync D2D");
+}
+
+// ---- Stream ----
+Stream::Stream() : owned_(true) {
+  cudaStream_t s = nullptr;
+  check(cudaStreamCreateWithFlags(&s, cudaStreamNonBlocking), "cudaStreamCreateWithFlags");
+  handle_ = s;
+}
+Stream::~Stream() {
+  if (owned_ && handle_) cudaStreamDestroy(static_cast<cudaStream_t>(handle_));
+}
+Stream::Stream(Stream&& o) noexcept : handle_(o.handle_), owned_(o.owned_) { o.handle_ = nullptr; }
+Stream& Stream::operator=(Stream&& o) noexcept {
+  if (this != &o) {
+    if (owned_ && handle_) cudaStreamDestroy(static_cast<cudaStream_t>(handle_));
+    handle_ = o.handle_;
+    owned_ = o.owned_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+Stream& Stream::default_stream() {
+  static Stream s(nullptr, false);
+  return s;
+}
+void Stream::synchronize() { check(cudaStreamSynchronize(cs(*this)), "cudaStreamSynchronize"); }
+void Stream::wait(const Event& e) {
+  check(cudaStreamWaitEvent(cs(*this), static_cast<cudaEvent_t>(e.native()), 0), "cudaStreamWaitEvent");
+}
+void Stream::begin_capture() {
+  check(cudaStreamBeginCapture(cs(*this), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+}
+Graph Stream::end_capture() {
+  cudaGraph_t g = nullptr;
+  check(cudaStreamEndCapture(cs(*this), &g), "cudaStreamEndCapture");
+  return Graph(g);
+}
+bool Stream::capturing() const {
+  cudaStreamCaptureStatus st{};
+  check(cudaStreamIsCapturing(static_cast<cudaStream_t>(handle_), &st), "cudaStreamIsCapturing");
+  return st == cudaStreamCaptureStatusActive;
+}
+
+// ---- Event ----
+Event::Event() {
+  cudaEvent_t e = nullptr;
+  check(cudaEventCreate(&e), "cudaEventCreate");
+  handle_ = e;
+}
+Event::~Event() {
+  if (handle_) cudaEventDestroy(static_cast<cudaEvent_t>(handle_));
+}
+Event::Event(Event&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+Event& Event::operator=(Event&& o) noexcept {
+  if (this != &o) {
+    if (handle_) cudaEventDestroy(static_cast<cudaEvent_t>(handle_));
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+void Event::record(Stream& s) { check(cudaEventRecord(static_cast<cudaEvent_t>(handle_), cs(s)), "cudaEventRecord"); }
+void Event::synchronize() const { check(cudaEventSynchronize(static_cast<cudaEvent_t>(handle_)), "cudaEventSynchronize"); }
+bool Event::query() const {
+  const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(handle_));
+  if (e == cudaErrorNotReady) return false;
+  check(e, "cudaEventQuery");
+  return true;
+}
+float Event::elapsed_ms(const Event& start, const Event& end) {
+  float ms = 0;
+  check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start.handle_), static_cast<cudaEvent_t>(end.handle_)),
+        "cudaEventElapsedTime");
+  return ms;
+}
+
+// ---- Graph ----
+Graph::~Graph() {
+  if (handle_) cudaGraphDestroy(static_cast<cudaGraph_t>(handle_));
+}
+Graph::Graph(Graph&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+Graph& Graph::operator=(Graph&& o) noexcept {
+  if (this != &o) {
+    if (handle_) cudaGraphDestroy(static_cast<cudaGraph_t>(handle_));
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+GraphExec Graph::instantiate() const {
+  cudaGraphExec_t ge = nullptr;
+  check(cudaGraphInstantiate(&ge, static_cast<cudaGraph_t>(handle_), 0), "cudaGraphInstantiate");
+  return GraphExec(ge);
+}
+GraphExec::~GraphExec() {
+  if (handle_) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(handle_));
+}
+GraphExec::GraphExec(GraphExec&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
+  if (this != &o) {
+    if (handle_) cudaGraphExecDestroy(static_cast<cudaGraphExec_t>(handle_));
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+void GraphExec::launch(Stream& s) {
+  check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(handle_), cs(s)), "cudaGraphLaunch");
+}
+
+// ---- launch ----
+namespace detail {
+void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
+  const std::string what = describe_launch(cfg);
+  auto fail = [&](const std::string& call, cudaError_t e) {
+    throw Error("cuda: launch of " + what + ": " + call + " failed: " + cudaGetErrorName(e) + " (" +
+                cudaGetErrorString(e) + ")");
+  };
+  cudaFuncAttributes attr{};
+  if (cudaError_t e = cudaFuncGetAttributes(&attr, kernel); e != cudaSuccess) fail("cudaFuncGetAttributes", e);
+  const std::size_t cap = device_profile().lds_bytes_per_block;
+  if (attr.sharedSizeBytes + cfg.dynamic_lds_bytes > cap) {
+    throw Error("cuda: launch of " + what + ": static " + std::to_string(attr.sharedSizeBytes) + " B + dynamic " +
+                std::to_string(cfg.dynamic_lds_bytes) + " B LDS exceeds the sm_90 capacity of " +
+                std::to_string(cap) + " B");
+  }
+  if (cfg.dynamic_lds_bytes > 48 * 1024) {
+    if (cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                             static_cast<int>(cfg.dynamic_lds_bytes));
+        e != cudaSuccess)
+      fail("cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", e);
+  }
+  cudaStream_t s = cfg.stream ? static_cast<cudaStream_t>(cfg.stream->native()) : nullptr;
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  if (cudaError_t e = cudaStreamIsCapturing(s, &st); e != cudaSuccess) fail("cudaStreamIsCapturing", e);
+  record_launch(cfg, s, st == cudaStreamCaptureStatusActive);
+  if (cudaError_t e = cudaLaunchKernel(kernel, d3(cfg.grid), d3(cfg.block), args, cfg.dynamic_lds_bytes, s);
+      e != cudaSuccess)
+    fail("cudaLaunchKernel", e);
+  if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) fail("cudaGetLastError (after launch)", e);
+}
+}  // namespace detail
+
+}  // namespace dsv4::port

@@ -1,0 +1,155 @@
+// sim backend: the per-block LDS arena. Arrays are placed on first declaration (dynamic region first, then static
+// arrays in declaration order, 16-byte aligned); the arena is exactly that big. Every access is checked against the
+// array it is made through and against the arena (CDNA: outside the arena a write is dropped, a read returns 0),
+// and shadow bytes (write/read epoch and thread) give uninitialised-read and hazard reports. Epochs are global and
+// increase at every block start and barrier, so shadow state never needs clearing.
+#include <cstring>
+
+#include "kernels/backend/sim/sim_internal.hpp"
+
+namespace dsv4::port::sim::detail {
+
+namespace {
+BlockExec& current_block() { return *g_current->block; }
+
+int find_or_add(LdsArena& a, const void* key, std::int64_t key_offset, const char* name, std::int64_t begin,
+                std::size_t bytes) {
+  for (std::size_t i = 0; i < a.arrays.size(); ++i)
+    if (a.arrays[i].key == key && a.arrays[i].key_offset == key_offset && a.arrays[i].bytes == bytes)
+      return static_cast<int>(i);
+  a.arrays.push_back(LdsArray{name, begin, bytes, key, key_offset});
+  return static_cast<int>(a.arrays.size() - 1);
+}
+
+void report_access(Executor& ex, ViolationKind k, const LdsArray& arr, std::int64_t off, std::size_t n,
+                   std::string detail) {
+  BlockExec& b = current_block();
+  Violation v = ex.make_violation(k, &b, &ex.current_thread());
+  v.array = arr.name;
+  v.offset = off;
+  v.size = n;
+  v.array_bytes = arr.bytes;
+  v.detail = std::move(detail);
+  ex.add_violation(std::move(v));
+}
+}  // namespace
+
+int lds_static(const LdsSite* site) {
+  Executor& ex = Executor::get();
+  BlockExec& b = current_block();
+  LdsArena& a = b.lds;
+  for (std::size_t i = 0; i < a.arrays.size(); ++i)
+    if (a.arrays[i].key == site) return static_cast<int>(i);
+  const std::size_t begin = (a.size + site->align - 1) / site->align * site->align;
+  if (begin + site->bytes > ex.profile->lds_bytes_per_block) {
+    Violation v = ex.make_violation(ViolationKind::lds_capacity, &b, &ex.current_thread());
+    v.array = site->name;
+    v.size = begin + site->bytes;
+    v.array_bytes = site->bytes;
+    v.detail = "static + dynamic LDS " + std::to_string(begin + site->bytes) + " B exceeds the " +
+               std::string(ex.profile->name) + " capacity of " + std::to_string(ex.profile->lds_bytes_per_block) +
+               " B";
+    ex.add_violation(v);
+    ex.fail_launch(b, v.detail);
+    throw LaunchAbort{};
+  }
+  a.size = begin + site->bytes;
+  a.arrays.push_back(LdsArray{site->name, static_cast<std::int64_t>(begin), site->bytes, site, 0});
+  return static_cast<int>(a.arrays.size() - 1);
+}
+
+int lds_dynamic(const char* name) {
+  LdsArena& a = current_block().lds;
+  return find_or_add(a, nullptr, 0, name, 0, a.dynamic_bytes);
+}
+
+int lds_carve(int parent, std::int64_t byte_offset, std::size_t bytes, const char* name) {
+  LdsArena& a = current_block().lds;
+  const LdsArray p = a.arrays.at(static_cast<std::size_t>(parent));
+  return find_or_add(a, name, p.begin + byte_offset, name, p.begin + byte_offset, bytes);
+}
+
+void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode mode) {
+  Executor& ex = Executor::get();
+  BlockExec& b = current_block();
+  LdsArena& a = b.lds;
+  const LdsArray& arr = a.arrays[static_cast<std::size_t>(array)];
+  const bool is_write = mode == LdsMode::write || mode == LdsMode::atomic_write;
+  const bool atomic = mode == LdsMode::atomic_read || mode == LdsMode::atomic_write;
+  auto* bytes = static_cast<unsigned char*>(buf);
+  const std::int64_t abs = arr.begin + off;
+  const bool in_array = off >= 0 && off + std::int64_t(n) <= std::int64_t(arr.bytes);
+  const bool in_arena = abs >= 0 && abs + std::int64_t(n) <= std::int64_t(a.size);
+  const Options& o = ex.options;
+  if ((!in_array || !in_arena) && o.check_lds) {
+    report_access(ex, ViolationKind::lds_out_of_range, arr, off, n,
+                  std::string(is_write ? "write" : "read") + " of " + std::to_string(n) + " B at byte offset " +
+                      std::to_string(off) + " of a " + std::to_string(arr.bytes) + " B array" +
+                      (in_arena ? " (inside the block's LDS: performed)" : " (outside the block's LDS: " +
+                                                                              std::string(is_write ? "dropped" : "read 0") + ")"));
+  }
+  if ((!in_array || !in_arena) && o.check_lds && o.fail_on_violation) {
+    ex.fail_launch(b, "LDS access out of range of array '" + std::string(arr.name) + "'");
+    throw LaunchAbort{};
+  }
+  if (!in_arena) {  // CDNA: per byte, in-range part performed, the rest dropped / zero
+    for (std::size_t i = 0; i < n; ++i) {
+      const std::int64_t p = abs + std::int64_t(i);
+      const bool ok = p >= 0 && p < std::int64_t(a.size);
+      if (is_write) {
+        if (ok) a.data[static_cast<std::size_t>(p)] = bytes[i];
+      } else {
+        bytes[i] = ok ? a.data[static_cast<std::size_t>(p)] : 0;
+      }
+    }
+    return;
+  }
+  const auto tid = static_cast<std::uint16_t>(g_current->linear);
+  const std::uint32_t epoch = b.epoch;
+  ShadowByte* sh = &a.shadow[static_cast<std::size_t>(abs)];
+  bool uninit = false, hazard = false;
+  int other = -1;
+  if (is_write) {
+    std::memcpy(&a.data[static_cast<std::size_t>(abs)], bytes, n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ShadowByte& s = sh[i];
+      if (!atomic) {
+        if (s.w_epoch == epoch && s.w_tid != tid) { hazard = true; other = s.w_tid; }
+        if (s.r_epoch == epoch && s.r_tid != tid) { hazard = true; other = s.r_tid; }
+      }
+      s.w_epoch = epoch;
+      s.w_tid = atomic ? kAtomicWriter : tid;
+    }
+  } else {
+    std::memcpy(bytes, &a.data[static_cast<std::size_t>(abs)], n);
+    for (std::size_t i = 0; i < n; ++i) {
+      ShadowByte& s = sh[i];
+      if (s.w_epoch < b.epoch_base) uninit = true;
+      if (!atomic && s.w_epoch == epoch && s.w_tid != tid) { hazard = true; other = s.w_tid; }
+      if (s.r_epoch == epoch && s.r_tid != tid) {
+        s.r_tid = kMultiReaders;
+      } else {
+        s.r_epoch = epoch;
+        s.r_tid = tid;
+      }
+    }
+  }
+  if (uninit && o.check_uninitialized) {
+    report_access(ex, ViolationKind::lds_uninitialized_read, arr, off, n,
+                  "read of " + std::to_string(n) + " B never written in this block");
+  }
+  if (hazard && o.check_hazards) {
+    const std::string who = other == kMultiReaders ? "several other threads"
+                            : other == kAtomicWriter ? "an atomic of another thread"
+                                                     : "thread " + std::to_string(other) + " (linear)";
+    report_access(ex, ViolationKind::lds_hazard, arr, off, n,
+                  std::string(is_write ? "write" : "read") + " races with an access by " + who +
+                      " since the last barrier");
+  }
+  if (((uninit && o.check_uninitialized) || (hazard && o.check_hazards)) && o.fail_on_violation) {
+    ex.fail_launch(b, "LDS violation on array '" + std::string(arr.name) + "'");
+    throw LaunchAbort{};
+  }
+}
+
+}  // namespace dsv4::port::sim::detail

@@ -1,0 +1,229 @@
+// sim backend: the host runtime API of kernels/port/runtime.hpp. Device buffers are separate host allocations;
+// copies, memsets, event records and waits are stream ops executed in order by the executor; synchronous calls
+// drive the executor until their condition holds and rethrow any launch failure.
+#include <cstdlib>
+#include <cstring>
+
+#include "kernels/backend/sim/sim_internal.hpp"
+#include "kernels/port/detail/launch_log.hpp"
+
+namespace dsv4::port {
+
+using sim::detail::Executor;
+using sim::detail::Op;
+using sim::detail::SimEvent;
+using sim::detail::SimGraph;
+using sim::detail::SimStream;
+
+Backend backend() { return Backend::sim; }
+std::string_view backend_name() { return "sim"; }
+bool device_available() { return true; }
+std::string device_unavailable_reason() { return {}; }
+const ArchProfile& device_profile() { return *Executor::get().profile; }
+void device_synchronize() { Executor::get().synchronize_all(); }
+
+namespace {
+SimStream* sim_stream(Stream& s) { return static_cast<SimStream*>(s.native()); }
+void check_range(const char* call, std::size_t offset, std::size_t bytes, std::size_t size) {
+  if (offset > size || bytes > size - offset) {
+    throw Error(std::string("sim: ") + call + ": range [" + std::to_string(offset) + ", " +
+                std::to_string(offset + bytes) + ") is outside the " + std::to_string(size) + " B buffer");
+  }
+}
+void enqueue_fn(Stream& s, std::function<void()> fn) {
+  Executor::get().enqueue(sim_stream(s), Op{Op::host_fn, nullptr, nullptr, std::move(fn), nullptr, 0});
+}
+}  // namespace
+
+// ---- DeviceBuffer ----
+DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
+  ptr_ = std::malloc(bytes ? bytes : 1);  // own allocation: ASan sees overflows
+  if (!ptr_) throw Error("sim: DeviceBuffer: allocation of " + std::to_string(bytes) + " B failed");
+  std::memset(ptr_, 0xCD, bytes);
+}
+DeviceBuffer::~DeviceBuffer() {
+  if (ptr_) {
+    try {
+      Executor::get().synchronize_all();  // work in flight may still use it
+    } catch (...) {
+    }
+    std::free(ptr_);
+  }
+}
+DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
+  o.ptr_ = nullptr;
+  o.bytes_ = 0;
+}
+DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
+  if (this != &o) {
+    DeviceBuffer tmp(std::move(*this));
+    ptr_ = o.ptr_;
+    bytes_ = o.bytes_;
+    o.ptr_ = nullptr;
+    o.bytes_ = 0;
+  }
+  return *this;
+}
+void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t dst_offset) {
+  check_range("copy_from_host", dst_offset, bytes, bytes_);
+  Executor::get().synchronize_all();
+  std::memcpy(static_cast<char*>(ptr_) + dst_offset, src, bytes);
+}
+void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t src_offset) const {
+  check_range("copy_to_host", src_offset, bytes, bytes_);
+  Executor::get().synchronize_all();
+  std::memcpy(dst, static_cast<const char*>(ptr_) + src_offset, bytes);
+}
+void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, Stream& s, std::size_t dst_offset) {
+  check_range("copy_from_host_async", dst_offset, bytes, bytes_);
+  char* d = static_cast<char*>(ptr_) + dst_offset;
+  enqueue_fn(s, [d, src, bytes] { std::memcpy(d, src, bytes); });
+}
+void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, Stream& s, std::size_t src_offset) const {
+  check_range("copy_to_host_async", src_offset, bytes, bytes_);
+  const char* p = static_cast<const char*>(ptr_) + src_offset;
+  enqueue_fn(s, [dst, p, bytes] { std::memcpy(dst, p, bytes); });
+}
+void DeviceBuffer::memset(int value) {
+  Executor::get().synchronize_all();
+  std::memset(ptr_, value, bytes_);
+}
+void DeviceBuffer::memset_async(int value, Stream& s, std::size_t offset, std::size_t bytes) {
+  if (bytes == SIZE_MAX) bytes = offset <= bytes_ ? bytes_ - offset : 0;
+  check_range("memset_async", offset, bytes, bytes_);
+  char* d = static_cast<char*>(ptr_) + offset;
+  enqueue_fn(s, [d, value, bytes] { std::memset(d, value, bytes); });
+}
+void copy_device_async(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src, std::size_t src_offset,
+                       std::size_t bytes, Stream& s) {
+  check_range("copy_device_async (dst)", dst_offset, bytes, dst.bytes());
+  check_range("copy_device_async (src)", src_offset, bytes, src.bytes());
+  char* d = dst.as<char>() + dst_offset;
+  const char* p = src.as<char>() + src_offset;
+  enqueue_fn(s, [d, p, bytes] { std::memmove(d, p, bytes); });
+}
+
+// ---- Stream ----
+Stream::Stream() : handle_(Executor::get().new_stream()), owned_(true) {}
+Stream::~Stream() {
+  if (owned_ && handle_) Executor::get().release_stream(sim_stream(*this));
+}
+Stream::Stream(Stream&& o) noexcept : handle_(o.handle_), owned_(o.owned_) { o.handle_ = nullptr; }
+Stream& Stream::operator=(Stream&& o) noexcept {
+  if (this != &o) {
+    if (owned_ && handle_) Executor::get().release_stream(sim_stream(*this));
+    handle_ = o.handle_;
+    owned_ = o.owned_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+Stream& Stream::default_stream() {
+  static Stream s(Executor::get().default_stream(), false);
+  return s;
+}
+void Stream::synchronize() {
+  SimStream* s = sim_stream(*this);
+  if (s->capturing) throw Error("sim: Stream::synchronize during stream capture");
+  Executor::get().drive([s] { return s->queue.empty(); });
+}
+void Stream::wait(const Event& e) {
+  auto ev = *static_cast<std::shared_ptr<SimEvent>*>(e.native());
+  Executor::get().enqueue(sim_stream(*this), Op{Op::event_wait, nullptr, nullptr, {}, ev, ev->recorded});
+}
+void Stream::begin_capture() {
+  SimStream* s = sim_stream(*this);
+  if (s->capturing) throw Error("sim: Stream::begin_capture: the stream is already capturing");
+  s->capturing = true;
+  s->capture = std::make_shared<SimGraph>();
+}
+Graph Stream::end_capture() {
+  SimStream* s = sim_stream(*this);
+  if (!s->capturing) throw Error("sim: Stream::end_capture: the stream is not capturing");
+  s->capturing = false;
+  auto* g = new std::shared_ptr<SimGraph>(std::move(s->capture));
+  return Graph(g);
+}
+bool Stream::capturing() const { return static_cast<SimStream*>(handle_)->capturing; }
+
+// ---- Event ----
+Event::Event() : handle_(new std::shared_ptr<SimEvent>(std::make_shared<SimEvent>())) {}
+Event::~Event() { delete static_cast<std::shared_ptr<SimEvent>*>(handle_); }
+Event::Event(Event&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+Event& Event::operator=(Event&& o) noexcept {
+  if (this != &o) {
+    delete static_cast<std::shared_ptr<SimEvent>*>(handle_);
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+void Event::record(Stream& s) {
+  auto ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
+  SimStream* ss = sim_stream(s);
+  // In capture the target is assigned at replay (Graph ops are re-issued then).
+  const std::uint64_t target = ss->capturing ? 0 : ++ev->recorded;
+  Executor::get().enqueue(ss, Op{Op::event_record, nullptr, nullptr, {}, ev, target});
+}
+void Event::synchronize() const {
+  auto ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
+  const std::uint64_t target = ev->recorded;
+  Executor::get().drive([ev, target] { return ev->completed >= target; });
+}
+bool Event::query() const {
+  auto& ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
+  return ev->completed >= ev->recorded;
+}
+float Event::elapsed_ms(const Event& start, const Event& end) {
+  if (!start.query() || !end.query()) throw Error("sim: Event::elapsed_ms: an event has not completed");
+  return 0.0f;
+}
+
+// ---- Graph ----
+Graph::~Graph() { delete static_cast<std::shared_ptr<SimGraph>*>(handle_); }
+Graph::Graph(Graph&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+Graph& Graph::operator=(Graph&& o) noexcept {
+  if (this != &o) {
+    delete static_cast<std::shared_ptr<SimGraph>*>(handle_);
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+GraphExec Graph::instantiate() const {
+  if (!handle_) throw Error("sim: Graph::instantiate on an empty graph object");
+  return GraphExec(new std::shared_ptr<SimGraph>(*static_cast<std::shared_ptr<SimGraph>*>(handle_)));
+}
+GraphExec::~GraphExec() { delete static_cast<std::shared_ptr<SimGraph>*>(handle_); }
+GraphExec::GraphExec(GraphExec&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
+GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
+  if (this != &o) {
+    delete static_cast<std::shared_ptr<SimGraph>*>(handle_);
+    handle_ = o.handle_;
+    o.handle_ = nullptr;
+  }
+  return *this;
+}
+void GraphExec::launch(Stream& s) {
+  if (!handle_) throw Error("sim: GraphExec::launch on an empty graph executable");
+  Executor& ex = Executor::get();
+  SimStream* ss = sim_stream(s);
+  for (const Op& g : (*static_cast<std::shared_ptr<SimGraph>*>(handle_))->ops) {
+    Op op = g;
+    if (op.kind == Op::kernel) {
+      op.launch = std::make_shared<sim::detail::LaunchExec>();
+      op.launch->spec = op.spec;
+      op.launch->stream = ss;
+      LaunchConfig cfg = op.spec->cfg;
+      cfg.stream = &s;
+      op.launch->id = detail::record_launch(cfg, ss, false);
+    } else if (op.kind == Op::event_record) {
+      op.target = ++op.event->recorded;
+    } else if (op.kind == Op::event_wait) {
+      op.target = op.event->recorded;
+    }
+    ex.enqueue(ss, std::move(op));
+  }
+}
+
+}  // namespace dsv4::port

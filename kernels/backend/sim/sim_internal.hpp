@@ -1,0 +1,209 @@
+// sim backend internals: the executor's state (streams, launches, blocks, fiber threads, LDS arenas) shared by the
+// files of kernels/backend/sim. Invariants: one OS thread drives everything; a BlockExec in flight always has a
+// ready thread or is resolved (finished, or reported stuck and aborted) before the scheduler picks again.
+#pragma once
+
+#include <boost/context/fiber.hpp>
+
+#include <cstddef>
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <random>
+#include <source_location>
+#include <string>
+#include <vector>
+
+#include "kernels/port/detail/sim_device.hpp"
+#include "kernels/port/sim.hpp"
+
+namespace dsv4::port::sim::detail {
+
+namespace ctx = boost::context;
+
+// Fixed-size fiber stacks with a guard page, reused across blocks and launches.
+class StackPool {
+ public:
+  explicit StackPool(std::size_t bytes);
+  ~StackPool();
+  ctx::stack_context get();
+  void put(ctx::stack_context& sc) noexcept;
+  std::size_t stack_bytes() const { return bytes_; }
+
+ private:
+  std::size_t bytes_, page_;
+  std::vector<void*> free_;     // mapping bases
+  std::vector<void*> all_;
+};
+
+struct PooledStack {
+  StackPool* pool;
+  ctx::stack_context allocate() { return pool->get(); }
+  void deallocate(ctx::stack_context& sc) noexcept { pool->put(sc); }
+};
+
+struct LaunchSpec {
+  LaunchConfig cfg;        // kernel_name points into `name`
+  std::string name;
+  std::function<void()> body;
+};
+
+struct SimStream;
+struct LaunchExec {
+  std::shared_ptr<const LaunchSpec> spec;
+  std::uint64_t id = 0;
+  SimStream* stream = nullptr;
+  std::size_t total_blocks = 0, next_block = 0, blocks_done = 0;
+  int in_flight = 0;
+  bool failed = false;
+  std::string error;
+};
+
+struct SimEvent {
+  std::uint64_t recorded = 0, completed = 0;
+};
+
+struct Op {
+  enum Kind { kernel, host_fn, event_record, event_wait } kind;
+  std::shared_ptr<LaunchExec> launch;
+  std::shared_ptr<const LaunchSpec> spec;  // in graphs: the launch to instantiate at replay
+  std::function<void()> fn;
+  std::shared_ptr<SimEvent> event;
+  std::uint64_t target = 0;
+};
+
+struct SimGraph {
+  std::vector<Op> ops;
+};
+
+struct SimStream {
+  std::deque<Op> queue;
+  bool active_head = false;  // the front kernel op has been activated
+  bool capturing = false;
+  std::shared_ptr<SimGraph> capture;
+  bool released = false;     // the owning Stream was destroyed; drop once drained
+};
+
+struct LdsArray {
+  const char* name;
+  std::int64_t begin;  // byte offset in the arena
+  std::size_t bytes;
+  const void* key;     // declaration site / carve identity
+  std::int64_t key_offset;
+};
+
+struct ShadowByte {
+  std::uint32_t w_epoch, r_epoch;
+  std::uint16_t w_tid, r_tid;
+};
+inline constexpr std::uint16_t kMultiReaders = 0xFFFF;
+inline constexpr std::uint16_t kAtomicWriter = 0xFFFE;
+
+struct LdsArena {
+  std::vector<unsigned char> data;  // sized to the profile's capacity
+  std::vector<ShadowByte> shadow;
+  std::size_t size = 0;             // dynamic + static allocated so far
+  std::size_t dynamic_bytes = 0;
+  std::vector<LdsArray> arrays;
+};
+
+enum class ThreadState : unsigned char { ready, running, at_barrier, at_wave, done };
+
+struct SimThread {
+  ThreadCtx ctx;
+  ctx::fiber fiber;  // the thread's continuation while suspended
+  ctx::fiber sched;  // the scheduler's continuation while the thread runs
+  ThreadState state = ThreadState::ready;
+  std::source_location loc;  // where it waits
+  WaveOp wave_op{};
+  unsigned char value[16];
+  unsigned char result[16];
+  std::size_t bytes = 0;
+  int src_lane = 0;
+  bool pred = false;
+  std::uint64_t vote = 0;
+};
+
+struct BlockExec {
+  LaunchExec* launch = nullptr;
+  Dim3 block_idx;
+  int nthreads = 0, wave_size = 64, nwaves = 0;
+  std::vector<SimThread> threads;
+  std::deque<int> ready;
+  int live = 0;
+  int barrier_arrived = 0;
+  std::source_location barrier_loc;
+  bool barrier_mismatch = false;
+  std::vector<int> wave_arrived;
+  LdsArena lds;
+  std::uint32_t epoch_base = 0, epoch = 0;
+  bool aborted = false;
+  std::string abort_reason;
+  int wave_lanes(int w) const { return std::min(wave_size, nthreads - w * wave_size); }
+};
+
+// Thrown inside a kernel thread to stop its launch (the failure is already recorded).
+struct LaunchAbort {};
+
+class Executor {
+ public:
+  static Executor& get();
+
+  // configuration and reports
+  Options options;
+  const ArchProfile* profile = &kGfx950;
+  int wave_size() const { return options.wave_size ? options.wave_size : profile->wave_size; }
+  Report report;
+  Stats stats;
+  void add_violation(Violation v);
+  Violation make_violation(ViolationKind k, const BlockExec* b, const SimThread* t) const;
+
+  // streams and work
+  SimStream* default_stream();
+  SimStream* new_stream();
+  void release_stream(SimStream* s);
+  void enqueue(SimStream* s, Op op);
+  void drive(const std::function<bool()>& done);
+  bool idle() const;
+  void synchronize_all();
+  void throw_pending_errors();
+
+  // threads
+  void yield_current(ThreadState st);  // current thread suspends with state st
+  SimThread& current_thread() const;
+  void fail_launch(BlockExec& b, const std::string& why);  // record + abort block (from scheduler or thread)
+
+  std::uint32_t next_epoch() { return ++epoch_counter_; }
+  std::mt19937_64 rng;
+
+ private:
+  Executor();
+  bool advance_heads();
+  void activate(LaunchExec* l);
+  BlockExec* start_block(LaunchExec* l);
+  void run_thread(BlockExec& b, SimThread& t);
+  void after_run(BlockExec& b);  // finish or resolve a block with no ready thread
+  void finish_block(BlockExec& b);
+  void abort_block(BlockExec& b);
+  void report_stuck(BlockExec& b);
+  bool step_serial();
+  bool step_random();
+  void complete_launch(LaunchExec* l);
+
+  std::vector<std::unique_ptr<SimStream>> streams_;
+  std::vector<LaunchExec*> active_;
+  std::vector<BlockExec*> in_flight_;
+  std::vector<std::unique_ptr<BlockExec>> block_pool_;
+  std::unique_ptr<StackPool> stacks_;
+  std::vector<std::string> pending_errors_;
+  std::uint32_t epoch_counter_ = 0;
+  std::uint64_t next_launch_ = 1;
+  friend void enqueue_launch(const LaunchConfig&, std::function<void()>);
+
+ public:
+  std::uint64_t take_launch_id() { return next_launch_++; }
+  void reset_stacks();
+};
+
+}  // namespace dsv4::port::sim::detail

@@ -1,0 +1,51 @@
+// Backend-neutral parts of the runtime API: Dim3 printing and the launch log (bounded to the last 4096 launches).
+#include "kernels/port/detail/launch_log.hpp"
+
+#include <deque>
+#include <mutex>
+
+namespace dsv4::port {
+
+std::string to_string(const Dim3& d) {
+  return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+}
+
+namespace {
+struct Log {
+  std::mutex mu;
+  std::deque<LaunchRecord> records;
+  std::uint64_t next_id = 1;
+};
+Log& log() {
+  static Log l;
+  return l;
+}
+}  // namespace
+
+std::vector<LaunchRecord> launch_log() {
+  std::lock_guard lock(log().mu);
+  return {log().records.begin(), log().records.end()};
+}
+
+void clear_launch_log() {
+  std::lock_guard lock(log().mu);
+  log().records.clear();
+}
+
+namespace detail {
+std::uint64_t record_launch(const LaunchConfig& cfg, const void* stream_native, bool captured) {
+  std::lock_guard lock(log().mu);
+  const std::uint64_t id = log().next_id++;
+  log().records.push_back(LaunchRecord{id, cfg.kernel_name ? cfg.kernel_name : "", cfg.grid, cfg.block,
+                                       cfg.dynamic_lds_bytes, stream_native, cfg.ranges, captured});
+  if (log().records.size() > 4096) log().records.pop_front();
+  return id;
+}
+
+std::string describe_launch(const LaunchConfig& cfg) {
+  return "kernel '" + std::string(cfg.kernel_name ? cfg.kernel_name : "") + "' grid " + to_string(cfg.grid) +
+         " block " + to_string(cfg.block) + " dynamic LDS " + std::to_string(cfg.dynamic_lds_bytes) + " B";
+}
+}  // namespace detail
+
+}  // namespace dsv4::port
