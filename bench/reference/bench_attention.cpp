@@ -6,6 +6,7 @@
 #include <chrono>
 #include <cmath>
 #include <cstdio>
+#include <ctime>
 #include <cstdlib>
 #include <random>
 #include <string>
@@ -30,18 +31,26 @@ Tensor full_indices(std::mt19937_64& rng, Shape shape, std::int64_t n_keys) {
   return idx;
 }
 
+struct Timing {
+  double wall, cpu;  // seconds per call: wall clock, and process CPU time (all threads)
+};
+
 template <typename F>
-double seconds_per_call(F&& f, int repeats) {
+Timing seconds_per_call(F&& f, int repeats) {
   f();  // warm-up
   const auto t0 = std::chrono::steady_clock::now();
+  const std::clock_t c0 = std::clock();
   for (int i = 0; i < repeats; ++i) f();
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats;
+  const double cpu = static_cast<double>(std::clock() - c0) / CLOCKS_PER_SEC / repeats;
+  return {std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count() / repeats, cpu};
 }
 
-void report(const char* what, std::int64_t tokens, std::int64_t h, std::int64_t dqk, std::int64_t topk, double s) {
+// tokens/s by wall clock, and per CPU-second (what one idle core would give; on a shared, loaded
+// machine the wall figure understates the reference).
+void report(const char* what, std::int64_t tokens, std::int64_t h, std::int64_t dqk, std::int64_t topk, Timing t) {
   const double flop = 2.0 * h * topk * (dqk + 512) * tokens;
-  std::printf("%-44s tokens %3lld  %8.3f s/call  %8.2f tokens/s  %6.2f GFLOP/s\n", what,
-              static_cast<long long>(tokens), s, tokens / s, flop / s * 1e-9);
+  std::printf("%-44s tokens %3lld  %7.3f s/call  %7.2f tokens/s  %7.2f tokens/cpu-s  %6.2f GFLOP/cpu-s\n", what,
+              static_cast<long long>(tokens), t.wall, tokens / t.wall, tokens / t.cpu, flop / t.cpu * 1e-9);
 }
 
 void bench_prefill(const char* name, std::int64_t s_q, std::int64_t h, std::int64_t dqk, std::int64_t s_kv,

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <limits>
 #include <numeric>
+#include <unordered_set>
 
 namespace dsv4::attn {
 
@@ -27,13 +28,23 @@ std::vector<std::int64_t> gen_index_row(std::mt19937_64& rng, std::int64_t n_key
                                         std::int64_t n_valid, const std::vector<std::int64_t>& invalid_values) {
   std::vector<std::int64_t> row(static_cast<std::size_t>(topk));
   n_valid = std::min({n_valid, topk, n_keys});
-  // Partial Fisher-Yates over [0, n_keys) for a unique prefix.
-  std::vector<std::int64_t> perm(static_cast<std::size_t>(n_keys));
-  std::iota(perm.begin(), perm.end(), 0);
-  for (std::int64_t i = 0; i < n_valid; ++i) {
-    std::uniform_int_distribution<std::int64_t> d(i, n_keys - 1);
-    std::swap(perm[i], perm[d(rng)]);
-    row[i] = perm[i];
+  if (n_keys > 4 * n_valid) {
+    // Sparse draw: rejection sampling of distinct keys (O(topk) instead of O(n_keys) per row).
+    std::unordered_set<std::int64_t> seen;
+    std::uniform_int_distribution<std::int64_t> d(0, n_keys - 1);
+    for (std::int64_t i = 0; i < n_valid;) {
+      const std::int64_t k = d(rng);
+      if (seen.insert(k).second) row[i++] = k;
+    }
+  } else {
+    // Partial Fisher-Yates over [0, n_keys) for a unique prefix.
+    std::vector<std::int64_t> perm(static_cast<std::size_t>(n_keys));
+    std::iota(perm.begin(), perm.end(), 0);
+    for (std::int64_t i = 0; i < n_valid; ++i) {
+      std::uniform_int_distribution<std::int64_t> d(i, n_keys - 1);
+      std::swap(perm[i], perm[d(rng)]);
+      row[i] = perm[i];
+    }
   }
   std::uniform_int_distribution<std::size_t> pick(0, invalid_values.size() - 1);
   for (std::int64_t i = n_valid; i < topk; ++i) row[i] = invalid_values[pick(rng)];

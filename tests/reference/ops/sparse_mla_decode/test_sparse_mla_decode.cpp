@@ -265,3 +265,41 @@ TEST(SparseMlaDecode, BadInputIsRejectedWithTheArgumentNamed) {
   c.attrs.erase("cache_layout");
   expect_error(c, "cache_layout");
 }
+
+TEST(SparseMlaDecode, Model1DequantCoversEveryScaleByteOcpAndFnuz) {
+  // known-bugs 14: scale bytes 0x01..0xFE, every fp8 code, both fp8 flavours; the bf16 product must equal
+  // bf16(fp8_decode * 2^(b-127)) bitwise and the exact mode the float64 product.
+  const std::int64_t bs = 4, nb = 64;  // 256 tokens: token t uses scale byte 1 + t % 254 in tile t % 7
+  Tensor cache = kv::alloc_cache(kv::CacheLayout::MODEL1_FP8Sparse, nb, bs);
+  std::uint8_t* base = bytes(cache);
+  for (std::int64_t s = 0; s < nb * bs; ++s) {
+    std::uint8_t* blk = base + (s / bs) * cache.stride(0);
+    const std::int64_t t = s % bs;
+    for (int e = 0; e < 448; ++e) blk[t * 576 + e] = static_cast<std::uint8_t>((e + s) & 0xFF);
+    for (int k = 0; k < 64; ++k) put_bf16(blk + t * 576 + 448 + 2 * k, 0x3F80);
+    for (int k = 0; k < 7; ++k) blk[bs * 576 + t * 8 + k] = static_cast<std::uint8_t>(1 + (s * 7 + k) % 254);
+    blk[bs * 576 + t * 8 + 7] = 0;
+  }
+  auto v = kv::cache_view("t", "k_cache", cache, kv::CacheLayout::MODEL1_FP8Sparse);
+  std::vector<double> ex(512), bf(512);
+  for (auto fmt : {formats::Format::e4m3fn, formats::Format::e4m3fnuz}) {
+    kv::DequantOptions oe, ob;
+    oe.fp8 = ob.fp8 = fmt;
+    ob.mode = kv::KvDequant::bf16_product;
+    for (std::int64_t s = 0; s < nb * bs; ++s) {
+      kv::dequantize_slot(v, s, oe, ex.data());
+      kv::dequantize_slot(v, s, ob, bf.data());
+      for (int e = 0; e < 448; ++e) {
+        const int byte = 1 + static_cast<int>((s * 7 + e / 64) % 254);
+        const double want = formats::decode(fmt, static_cast<std::uint32_t>((e + s) & 0xFF)) * std::ldexp(1.0, byte - 127);
+        const double want_bf16 = Tensor::from_f64(DType::BF16, {1}, {want}).get({0});
+        if (std::isnan(want)) {
+          ASSERT_TRUE(std::isnan(ex[e]) && std::isnan(bf[e]));
+          continue;
+        }
+        ASSERT_EQ(ex[e], want) << s << " " << e;
+        ASSERT_EQ(bf[e], want_bf16) << s << " " << e;
+      }
+    }
+  }
+}
