@@ -33,7 +33,7 @@ void initialize_workspace(const SkinnyPlan& plan, port::DeviceBuffer& workspace,
   if (workspace.bytes() < plan.workspace_bytes)
     throw InputError("skinny_gemm initialize_workspace: workspace of " + std::to_string(workspace.bytes()) +
                      " B is smaller than the plan's " + std::to_string(plan.workspace_bytes) + " B");
-  workspace.memset_async(0, stream, plan.counter_offset, plan.counter_bytes);
+  workspace.memset_async(0, stream, plan.counter_offset, kCounterRegionBytes);  // the whole region: any shape may reuse it
 }
 
 namespace {

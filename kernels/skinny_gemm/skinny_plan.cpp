@@ -29,7 +29,6 @@ const char* bias_name(BiasShape b) {
 namespace {
 
 std::int64_t ceil_div(std::int64_t a, std::int64_t b) { return (a + b - 1) / b; }
-std::size_t align_up(std::size_t v, std::size_t a) { return (v + a - 1) / a * a; }
 int next_pow2(std::int64_t v) {
   int p = 1;
   while (p < v) p *= 2;
@@ -137,10 +136,13 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   p.readback_batches = ceil_div(p.k_rnd, p.readback_batch_shards);
   p.lds_readback = static_cast<std::size_t>(p.readback_batch_shards) * shard_bytes;
 
-  // Workspace: counters first (one int32 per M-tile, 256-aligned), then k_rnd fp32 slabs.
+  // Workspace: the fixed counter region (one int32 per M-tile), then k_rnd fp32 slabs.
   p.counter_offset = 0;
   p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
-  const std::size_t slabs_at = align_up(p.counter_bytes, 256);
+  const std::size_t slabs_at = kCounterRegionBytes;
+  if (p.counter_bytes > kCounterRegionBytes)
+    return refuse(p, std::to_string(p.tiles_m) + " M-tiles need " + std::to_string(p.counter_bytes) +
+                         " B of counters > the counter region of " + std::to_string(kCounterRegionBytes) + " B");
   p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * p.tiles_m * shard_bytes;
   p.workspace_need_bytes = slabs_at + p.partial_bytes;
   if (opt.variant == SkinnyVariant::optimistic_workspace_predicate)

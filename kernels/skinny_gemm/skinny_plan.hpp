@@ -107,7 +107,7 @@ struct SkinnyPlan {
 
   // Workspace.
   std::size_t partial_bytes = 0;     // k_rnd · tiles_m · n_p2 · tile_m · 4 (what the kernel writes)
-  std::size_t counter_offset = 0;    // byte offset of the counters (256-aligned)
+  std::size_t counter_offset = 0;    // byte offset of the counters (0; the region is kCounterRegionBytes)
   std::size_t counter_bytes = 0;     // tiles_m int32
   std::size_t workspace_bytes = 0;   // what the workspace predicate requires (== need unless buggy variant)
   std::size_t workspace_need_bytes = 0;  // what the kernel actually touches
@@ -123,6 +123,10 @@ SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, co
 // Dispatch predicate and workspace predicate: both read make_plan, nothing else.
 bool can_implement(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 std::size_t workspace_size(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
+
+// Every workspace starts with a counter region of this fixed size (zero between launches); the fp32 slabs follow
+// it. A fixed place keeps counters and slabs of different shapes from overlapping when a pool slot is reused.
+inline constexpr std::size_t kCounterRegionBytes = std::size_t{64} << 10;
 
 // Largest workspace a plan may ask for (a shape needing more is refused).
 inline constexpr std::size_t kMaxWorkspaceBytes = std::size_t{64} << 20;

@@ -95,7 +95,7 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
   for (const auto& f : failures) ADD_FAILURE() << f;
   std::cout << "[skinny] sweep: " << cases << " cases, " << failures.size() << " failing\n";
   // Every counter is back at zero after the sweep.
-  for (std::int32_t v : pool.read_all_counters(std::size_t{1} << 20)) ASSERT_EQ(v, 0);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
 TEST(SkinnyDevice, BitDeterministicOverRepeatedRuns) {
@@ -131,7 +131,7 @@ TEST(SkinnyDevice, BitDeterministicOverRepeatedRuns) {
     }
   }
   if (on_sim()) port::sim::reset_options();
-  for (std::int32_t v : pool.read_all_counters(plan.counter_bytes)) ASSERT_EQ(v, 0);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
 TEST(SkinnyDevice, TwoStreamsDifferentGemmsThroughPool) {
@@ -183,7 +183,7 @@ TEST(SkinnyDevice, TwoStreamsDifferentGemmsThroughPool) {
     bad += (g1 != ref1) + (g2 != ref2);
   }
   EXPECT_EQ(bad, 0) << "corrupted iterations out of " << 2 * iters;
-  for (std::int32_t v : pool.read_all_counters(std::max(p1.counter_bytes, p2.counter_bytes))) ASSERT_EQ(v, 0);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
 TEST(SkinnyDevice, GraphCapturedOnAReplayedOnBWhileABusy) {
@@ -211,7 +211,7 @@ TEST(SkinnyDevice, GraphCapturedOnAReplayedOnBWhileABusy) {
   b.synchronize();
   EXPECT_TRUE(check_rows(cg, reference(cg), dg.result()).ok()) << "graph replay on B: " << plan.describe();
   EXPECT_TRUE(check_rows(cl, reference(cl), dl.result()).ok()) << "live on A: " << plan_live.describe();
-  for (std::int32_t v : pool.read_all_counters(plan.counter_bytes)) ASSERT_EQ(v, 0);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
 TEST(SkinnyDevice, RefusedBeforeLaunchWithTheLimit) {

@@ -60,6 +60,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(ka.k_shard == static_cast<std::int64_t>(ka.chunks_per_shard) * ka.k_chunk);
   RC_ASSERT(ka.partial_offset + ka.partial_bytes <= p.workspace_bytes);
   RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
+  RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);  // same layout for every shape (pool slots are shared)
   RC_ASSERT(ka.grid == ka.tiles_m * ka.k_rnd);
   RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * p.n_p2 * p.tile_m * 4 <= ka.lds_bytes);
   // Kernel structural invariants: whole micro-tiles and k-groups, owned outputs per thread <= 16.
