@@ -1,6 +1,7 @@
 // Float64 sparse-attention core; see attn_sparse_core.hpp.
 #include "reference/ops/common/attn_sparse_core.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 
@@ -18,6 +19,13 @@ constexpr double kInf = std::numeric_limits<double>::infinity();
 
 double round_to_bf16(double x) {
   return formats::decode(formats::Format::bf16, formats::encode_ieee_rne(formats::Format::bf16, x));
+}
+
+HeadSplit head_split(std::int64_t tokens, std::int64_t h, int threads) {
+  std::int64_t blocks = tokens >= 2 * threads ? 1 : (2 * threads + tokens - 1) / std::max<std::int64_t>(tokens, 1);
+  blocks = std::clamp<std::int64_t>(blocks, 1, std::max<std::int64_t>(1, h / 8));
+  const std::int64_t size = (h + blocks - 1) / std::max<std::int64_t>(blocks, 1);
+  return {size > 0 ? (h + size - 1) / size : 1, std::max<std::int64_t>(size, 1)};
 }
 
 double logaddexp(double a, double b) {

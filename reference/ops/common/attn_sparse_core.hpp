@@ -24,6 +24,15 @@ struct CoreOptions {
 void attend_rows(const double* q, int h, int d_qk, const double* k, std::int64_t n, int d_v, const CoreOptions& o,
                  double* out, double* max_logits, double* lse, std::vector<double>& work);
 
+// Work split for the op loops: (token, head block) items, enough of them to keep every OpenMP thread
+// busy when there are few tokens (decode, s_q = 1) without blocks smaller than 8 heads. Each item
+// gathers its token's rows and runs one GEMM; Eigen runs serially inside the parallel region.
+struct HeadSplit {
+  std::int64_t blocks;  // head blocks per token
+  std::int64_t size;    // heads per block (the last may be smaller)
+};
+HeadSplit head_split(std::int64_t tokens, std::int64_t h, int threads);
+
 // log(exp(a) + exp(b)) with the infinities handled exactly (-inf is the identity, NaN propagates).
 double logaddexp(double a, double b);
 

@@ -1,6 +1,7 @@
 // Float64 reference of sparse_mla_decode; see sparse_mla_decode.hpp.
 #include "reference/ops/sparse_mla_decode/sparse_mla_decode.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <vector>
@@ -116,16 +117,21 @@ Outputs sparse_mla_decode_reference(const OpCase& c) {
   std::int64_t max_rows = 0;
   for (auto& st : sets) max_rows += st.idx->size(2);
   const std::int64_t n_tok = b * s_q;
-  const bool token_parallel = n_tok >= 2 * omp_get_max_threads();
-#pragma omp parallel if (token_parallel)
+  const HeadSplit hs = head_split(n_tok, h_q, omp_get_max_threads());  // (token, head block) items
+#pragma omp parallel
   {
-    std::vector<double> qrows(static_cast<std::size_t>(h_q * d_qk)), krows(static_cast<std::size_t>(max_rows * d_qk)),
-        o(static_cast<std::size_t>(h_q * d_v)), ml(static_cast<std::size_t>(h_q)), ls(static_cast<std::size_t>(h_q)), work;
+    std::vector<double> qrows(static_cast<std::size_t>(hs.size * d_qk)), krows(static_cast<std::size_t>(max_rows * d_qk)),
+        o(static_cast<std::size_t>(hs.size * d_v)), ml(static_cast<std::size_t>(hs.size)),
+        ls(static_cast<std::size_t>(hs.size)), work;
+    CoreOptions cb = co;
 #pragma omp for schedule(dynamic, 1)
-    for (std::int64_t tkn = 0; tkn < n_tok; ++tkn) {
+    for (std::int64_t item = 0; item < n_tok * hs.blocks; ++item) {
+      const std::int64_t tkn = item / hs.blocks, h0 = (item % hs.blocks) * hs.size;
+      const std::int64_t hn = std::min(hs.size, h_q - h0);
+      if (hn <= 0) continue;
       const std::int64_t i = tkn / s_q, s = tkn % s_q;
-      for (std::int64_t h = 0; h < h_q; ++h) {
-        const std::int64_t base = i * q.stride(0) + s * q.stride(1) + h * q.stride(2);
+      for (std::int64_t h = 0; h < hn; ++h) {
+        const std::int64_t base = i * q.stride(0) + s * q.stride(1) + (h0 + h) * q.stride(2);
         for (std::int64_t d = 0; d < d_qk; ++d) qrows[h * d_qk + d] = load_bf16(q, base + d);
       }
       std::int64_t n = 0;
@@ -138,11 +144,13 @@ Outputs sparse_mla_decode_reference(const OpCase& c) {
           ++n;
         }
       }
-      attend_rows(qrows.data(), static_cast<int>(h_q), static_cast<int>(d_qk), krows.data(), n, static_cast<int>(d_v),
-                  co, o.data(), ml.data(), ls.data(), work);
-      for (std::int64_t h = 0; h < h_q; ++h) {
-        store_f32(lse_store, (i * s_q + s) * h_q + h, ls[h]);
-        for (std::int64_t d = 0; d < d_v; ++d) store_bf16(out, ((i * s_q + s) * h_q + h) * d_v + d, o[h * d_v + d]);
+      cb.sink = co.sink ? co.sink + h0 : nullptr;
+      attend_rows(qrows.data(), static_cast<int>(hn), static_cast<int>(d_qk), krows.data(), n, static_cast<int>(d_v),
+                  cb, o.data(), ml.data(), ls.data(), work);
+      for (std::int64_t hh = 0; hh < hn; ++hh) {
+        const std::int64_t h = h0 + hh;
+        store_f32(lse_store, (i * s_q + s) * h_q + h, ls[hh]);
+        for (std::int64_t d = 0; d < d_v; ++d) store_bf16(out, ((i * s_q + s) * h_q + h) * d_v + d, o[hh * d_v + d]);
       }
     }
   }

@@ -1,6 +1,7 @@
 // Float64 reference of sparse_mla_prefill; see sparse_mla_prefill.hpp.
 #include "reference/ops/sparse_mla_prefill/sparse_mla_prefill.hpp"
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
@@ -95,16 +96,21 @@ Outputs sparse_mla_prefill_reference(const OpCase& c) {
   const double lonely_lse = lonely == "+inf" ? std::numeric_limits<double>::infinity()
                                              : -std::numeric_limits<double>::infinity();
 
-  // Token-parallel when there are enough tokens; otherwise Eigen parallelises each GEMM.
-  const bool token_parallel = s_q >= 2 * omp_get_max_threads();
-#pragma omp parallel if (token_parallel)
+  // Parallel over (token, head block) items; see head_split.
+  const HeadSplit hs = head_split(s_q, h_q, omp_get_max_threads());
+#pragma omp parallel
   {
-    std::vector<double> qrows(static_cast<std::size_t>(h_q * d_qk)), krows, o(static_cast<std::size_t>(h_q * d_v)),
-        ml(static_cast<std::size_t>(h_q)), ls(static_cast<std::size_t>(h_q)), work;
+    std::vector<double> qrows(static_cast<std::size_t>(hs.size * d_qk)), krows,
+        o(static_cast<std::size_t>(hs.size * d_v)), ml(static_cast<std::size_t>(hs.size)),
+        ls(static_cast<std::size_t>(hs.size)), work;
+    CoreOptions cb = co;
 #pragma omp for schedule(dynamic, 1)
-    for (std::int64_t i = 0; i < s_q; ++i) {
-      for (std::int64_t h = 0; h < h_q; ++h) {
-        const std::int64_t base = i * q.stride(0) + h * q.stride(1);
+    for (std::int64_t item = 0; item < s_q * hs.blocks; ++item) {
+      const std::int64_t i = item / hs.blocks, h0 = (item % hs.blocks) * hs.size;
+      const std::int64_t hn = std::min(hs.size, h_q - h0);
+      if (hn <= 0) continue;
+      for (std::int64_t h = 0; h < hn; ++h) {
+        const std::int64_t base = i * q.stride(0) + (h0 + h) * q.stride(1);
         for (std::int64_t d = 0; d < d_qk; ++d) qrows[h * d_qk + d] = load_bf16(q, base + d);
       }
       krows.resize(static_cast<std::size_t>(len[i] * d_qk));
@@ -117,14 +123,16 @@ Outputs sparse_mla_prefill_reference(const OpCase& c) {
         for (std::int64_t d = 0; d < d_qk; ++d) dst[d] = load_bf16(kv, base + d);
         ++n;
       }
-      attend_rows(qrows.data(), static_cast<int>(h_q), static_cast<int>(d_qk), krows.data(), n,
-                  static_cast<int>(d_v), co, o.data(), ml.data(), ls.data(), work);
-      for (std::int64_t h = 0; h < h_q; ++h) {
-        const bool is_lonely = ls[h] == std::numeric_limits<double>::infinity() &&
-                               ml[h] == -std::numeric_limits<double>::infinity();
-        store_f32(lse, i * h_q + h, is_lonely ? lonely_lse : ls[h] * unit);
-        store_f32(max_logits, i * h_q + h, ml[h] * unit);
-        for (std::int64_t d = 0; d < d_v; ++d) store_bf16(out, (i * h_q + h) * d_v + d, o[h * d_v + d]);
+      cb.sink = co.sink ? co.sink + h0 : nullptr;
+      attend_rows(qrows.data(), static_cast<int>(hn), static_cast<int>(d_qk), krows.data(), n,
+                  static_cast<int>(d_v), cb, o.data(), ml.data(), ls.data(), work);
+      for (std::int64_t hh = 0; hh < hn; ++hh) {
+        const std::int64_t h = h0 + hh;
+        const bool is_lonely = ls[hh] == std::numeric_limits<double>::infinity() &&
+                               ml[hh] == -std::numeric_limits<double>::infinity();
+        store_f32(lse, i * h_q + h, is_lonely ? lonely_lse : ls[hh] * unit);
+        store_f32(max_logits, i * h_q + h, ml[hh] * unit);
+        for (std::int64_t d = 0; d < d_v; ++d) store_bf16(out, (i * h_q + h) * d_v + d, o[hh * d_v + d]);
       }
     }
   }
