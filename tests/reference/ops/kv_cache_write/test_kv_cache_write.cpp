@@ -130,8 +130,14 @@ TEST(KvCacheWrite, Model1ByteLayoutAtExactOffsetsAndPadByte) {
 TEST(KvCacheWrite, RecipesAgreeWithTheFormatsLibrary) {
   auto rng = test::rng_for_current_test();
   std::normal_distribution<double> g(0.0, 1.0);
-  for (auto [mine, theirs] : {std::pair{kv::ScaleRecipe::flashmla_kv_test, formats::Recipe::flashmla_kv_test},
-                              std::pair{kv::ScaleRecipe::vllm_v4_kv, formats::Recipe::vllm_v4_kv}}) {
+  struct Combo {
+    kv::ScaleRecipe mine;
+    formats::Recipe theirs;
+    formats::Format fmt;
+  };
+  for (auto [mine, theirs, fmt] : {Combo{kv::ScaleRecipe::flashmla_kv_test, formats::Recipe::flashmla_kv_test, formats::Format::e4m3fn},
+                                   Combo{kv::ScaleRecipe::vllm_v4_kv, formats::Recipe::vllm_v4_kv, formats::Format::e4m3fn},
+                                   Combo{kv::ScaleRecipe::vllm_v4_kv, formats::Recipe::vllm_v4_kv, formats::Format::e4m3fnuz}}) {
     for (int trial = 0; trial < 300; ++trial) {
       const double mag = std::ldexp(1.0, static_cast<int>(trial % 40) - 25);
       std::vector<float> tile(64);
@@ -139,8 +145,8 @@ TEST(KvCacheWrite, RecipesAgreeWithTheFormatsLibrary) {
       if (trial % 10 == 0) tile[3] = static_cast<float>(448.0 * mag);  // amax exactly 448 * 2^k
       double amax = 0;
       for (float x : tile) amax = std::max(amax, std::fabs(static_cast<double>(x)));
-      const kv::TileScale ts = kv::tile_scale(mine, amax, formats::Format::e4m3fn);
-      const auto q = formats::quantize_block(theirs, tile, formats::Format::e4m3fn);
+      const kv::TileScale ts = kv::tile_scale(mine, amax, fmt);
+      const auto q = formats::quantize_block(theirs, tile, fmt);
       ASSERT_EQ(static_cast<float>(ts.scale), q.scale.scale) << "amax " << amax;
       if (q.scale.e8m0) {
         EXPECT_EQ(ts.e8m0, *q.scale.e8m0);
@@ -150,6 +156,7 @@ TEST(KvCacheWrite, RecipesAgreeWithTheFormatsLibrary) {
       for (int k = 0; k < 512; ++k) rows.set({0, k}, k < 64 ? tile[k] : 0.0);
       OpCase c = write_case(kv::CacheLayout::MODEL1_FP8Sparse, rows, {0}, 1, 1,
                             mine == kv::ScaleRecipe::flashmla_kv_test ? "flashmla-kv-test" : "vllm-v4-kv");
+      c.attrs["fp8_format"] = fmt == formats::Format::e4m3fn ? "e4m3fn" : "e4m3fnuz";
       Tensor out = run(c)["k_cache"];
       for (int k = 0; k < 64; ++k) ASSERT_EQ(bytes(out)[k], q.codes[k]) << "element " << k << " amax " << amax;
     }
