@@ -20,7 +20,8 @@ std::int64_t shape_int(const Json& s, const char* k, std::int64_t dflt) {
 // ("vllm-v4-kv"), slot_dtype ("I64"). Some tokens are padding (slot -1); the cache starts half filled
 // with other rows and half NaN bytes.
 OpCase generate(std::mt19937_64& rng, const Json& s) {
-  const std::int64_t n = shape_int(s, "n_tokens", 16), d_qk = shape_int(s, "d_qk", 512);
+  const std::int64_t n = shape_int(s, "n_tokens", 16);
+  const std::int64_t d_qk = shape_int(s, "d_qk", 512) == 576 ? 576 : 512;  // the layouts fix d_qk
   const std::int64_t bs = shape_int(s, "block_size", 64), nb = shape_int(s, "num_blocks", 2);
   const kv::CacheLayout l = d_qk == 576 ? kv::CacheLayout::V32_FP8Sparse : kv::CacheLayout::MODEL1_FP8Sparse;
   OpCase c;

@@ -51,7 +51,8 @@ Tensor gen_lengths(std::mt19937_64& rng, std::int64_t b, std::int64_t topk) {
 // pad (q head padding, 1). softmax_scale = d_qk^-0.55 as FlashMLA's decode tests.
 OpCase generate(std::mt19937_64& rng, const Json& s) {
   const std::int64_t b = shape_int(s, "b", 2), s_q = shape_int(s, "s_q", 1), h_q = shape_int(s, "h_q", 64);
-  const std::int64_t d_qk = shape_int(s, "d_qk", 512), bs = shape_int(s, "block_size", 64);
+  const std::int64_t d_qk = shape_int(s, "d_qk", 512) == 576 ? 576 : 512;  // the layouts fix d_qk
+  const std::int64_t bs = shape_int(s, "block_size", 64);
   const std::int64_t nb = shape_int(s, "num_blocks", 4), topk = shape_int(s, "topk", 128);
   const std::int64_t etopk = shape_int(s, "extra_topk", 0), enb = shape_int(s, "extra_num_blocks", nb);
   const kv::CacheLayout l = d_qk == 576 ? kv::CacheLayout::V32_FP8Sparse : kv::CacheLayout::MODEL1_FP8Sparse;
