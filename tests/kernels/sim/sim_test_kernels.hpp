@@ -43,4 +43,6 @@ void add_scalar(float* y, int n, float a, Stream* s = nullptr);
 // GEMM-like: C[M x N] = A[M x K] * B[K x N], 256 threads/block (16x16 tile), K staged through LDS 16 at a time
 // with two barriers per step.
 void tiled_gemm(const float* A, const float* B, float* C, int M, int N, int K, Stream* s = nullptr);
+// `iters` barriers in a loop, 256 threads per block, one block: out[t] = iters (fiber-switch cost measurement).
+void barrier_loop(int* out, int iters);
 }  // namespace dsv4::test::simk

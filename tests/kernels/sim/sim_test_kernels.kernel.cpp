@@ -200,4 +200,16 @@ void tiled_gemm(const float* A, const float* B, float* C, int M, int N, int K, S
   launch(tiled_gemm_kernel, c, A, B, C, M, N, K);
 }
 
+__global__ void barrier_loop_kernel(int* out, int iters) {
+  int n = 0;
+  for (int i = 0; i < iters; ++i) {
+    ++n;
+    __syncthreads();
+  }
+  out[threadIdx.x] = n;
+}
+void barrier_loop(int* out, int iters) {
+  launch(barrier_loop_kernel, cfg("barrier_loop", Dim3(1), Dim3(256)), out, iters);
+}
+
 }  // namespace dsv4::test::simk
