@@ -38,4 +38,9 @@ double dot_product_bound(std::int64_t K, double S, double exact, DType out, doub
   return acc + ulp_at(out, std::fabs(exact) + acc);
 }
 
+double probabilistic_dot_product_bound(std::int64_t K, double S, double exact, DType out, double lambda, double u) {
+  double acc = lambda * std::sqrt(static_cast<double>(K)) * u * S;
+  return acc + ulp_at(out, std::fabs(exact) + acc);
+}
+
 }  // namespace dsv4::oracle

@@ -25,4 +25,12 @@ double ulp_at(DType t, double v);
 double dot_product_bound(std::int64_t K, double sum_abs_products, double exact, DType out,
                          double u = kUnitRoundoffF32);
 
+// Probabilistic variant (Higham & Mary, "A new approach to probabilistic rounding error analysis",
+// SISC 2019): modelling rounding errors as independent and mean zero, |fl(sum) - sum| <=
+// lambda * sqrt(K) * u * S except with probability about 2 K exp(-lambda^2 / 2) (lambda = 8: below
+// 1e-9 per element for K <= 1e5). sqrt(K) times tighter than the worst case, which makes it the
+// bound that separates a dropped K-shard from accumulation noise (tests/oracle/test_dropped_shard.cpp).
+double probabilistic_dot_product_bound(std::int64_t K, double sum_abs_products, double exact, DType out,
+                                       double lambda = 8.0, double u = kUnitRoundoffF32);
+
 }  // namespace dsv4::oracle
