@@ -6,7 +6,7 @@ pkgs=(cmake ninja-build g++ make pkg-config
       libeigen3-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
 if [[ "${1:-}" == "--with-amd" ]]; then
-  pkgs+=(hipcc clang-19 llvm-19 lld-19 rocm-device-libs libamdhip64-dev)
+  pkgs+=(clang-19 llvm-19 lld-19 rocm-device-libs libamdhip64-dev)  # no hipcc: Debian's wraps clang-15 (no gfx942)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

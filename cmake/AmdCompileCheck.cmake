@@ -1,0 +1,153 @@
+# AMD compile check (issue 11): compiles every kernel translation unit (kernels/**/*.kernel.cpp, the convention of
+# kernels/port/README.md) to a device-only AMDGPU code object per arch with Debian's clang-19, the HIP headers and
+# rocm-device-libs, with the HIP branch of kernels/port/hip_port.hpp (DSV4_BACKEND_HIP). Each object comes with
+# its notes (LDS, VGPRs, SGPRs, scratch, spills) that `dsv4check kernels` checks against per-arch budgets.
+#
+# Debian's device libraries stop at gfx90a/gfx940: the ISA-version bitcode of a newer target (gfx942: 9402) is made
+# at build time from oclc_isa_version_90a.bc in a build-tree device-lib folder that links every shipped library.
+# An arch the compiler does not know (gfx950 with clang-19) is not built; its ctest reports Skipped with the reason.
+#
+# Provides: DSV4_AMD_COMPILE_CHECK (option), DSV4_AMD_ARCHS (built), DSV4_AMD_SKIPPED_ARCHS + _REASON_<arch>,
+#           dsv4_amd_device_objects(<target> OUTPUT_DIR <dir> SOURCES <tu>... [ALL]), target dsv4_amd_objects
+#           (kernels/ objects in DSV4_AMD_OBJECTS_DIR/<arch>). The budget ctests are in tests/kernels/amd/.
+set(DSV4_AMD_WANTED_ARCHS gfx90a gfx942 gfx950 CACHE STRING "AMD archs the compile check builds for")
+
+find_program(DSV4_AMD_CLANGXX NAMES clang++-19)
+find_program(DSV4_AMD_LLVM_DIS NAMES llvm-dis-19)
+find_program(DSV4_AMD_LLVM_AS NAMES llvm-as-19)
+find_program(DSV4_AMD_READELF NAMES llvm-readelf-19)
+find_path(DSV4_AMD_SYSTEM_DEVICE_LIBS oclc_isa_version_90a.bc
+          PATHS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /usr/lib/amdgcn/bitcode NO_DEFAULT_PATH)
+find_path(DSV4_AMD_HIP_INCLUDE hip/hip_runtime.h)
+
+set(_amd_missing "")
+foreach(v DSV4_AMD_CLANGXX DSV4_AMD_LLVM_DIS DSV4_AMD_LLVM_AS DSV4_AMD_READELF DSV4_AMD_SYSTEM_DEVICE_LIBS
+          DSV4_AMD_HIP_INCLUDE)
+  if(NOT ${v})
+    list(APPEND _amd_missing ${v})
+  endif()
+endforeach()
+if(_amd_missing)
+  set(_amd_default OFF)
+else()
+  set(_amd_default ON)
+endif()
+option(DSV4_AMD_COMPILE_CHECK "Compile every kernel for AMD targets and check LDS/register budgets" ${_amd_default})
+
+if(NOT DSV4_AMD_COMPILE_CHECK)
+  if(_amd_missing)
+    message(STATUS "AMD compile check: OFF (not found: ${_amd_missing}; `tools/scripts/deps.sh --with-amd` "
+                   "installs clang-19, llvm-19, lld-19, rocm-device-libs, libamdhip64-dev)")
+  else()
+    message(STATUS "AMD compile check: OFF (DSV4_AMD_COMPILE_CHECK=OFF)")
+  endif()
+  function(dsv4_amd_device_objects)
+  endfunction()
+  return()
+endif()
+if(_amd_missing)
+  message(FATAL_ERROR "DSV4_AMD_COMPILE_CHECK=ON but not found: ${_amd_missing}. Run `tools/scripts/deps.sh "
+                      "--with-amd` (or configure with -DDSV4_AMD_COMPILE_CHECK=OFF).")
+endif()
+
+set(DSV4_AMD_DIR ${CMAKE_BINARY_DIR}/amd)
+set(DSV4_AMD_DEVICE_LIBS ${DSV4_AMD_DIR}/device-libs)
+set(DSV4_AMD_SCRIPTS ${PROJECT_SOURCE_DIR}/tools/scripts/amd)
+
+# "gfx942" -> ISA version 9402 (major, minor, stepping; a letter stepping is hex: gfx90a -> 9010).
+function(_dsv4_amd_isa_version arch out_var)
+  string(REGEX MATCH "^gfx([0-9])([0-9a-f])([0-9a-f])$" m "${arch}")
+  if(NOT m)
+    message(FATAL_ERROR "AMD compile check: cannot read the ISA version of '${arch}'")
+  endif()
+  math(EXPR v "${CMAKE_MATCH_1} * 1000 + 0x${CMAKE_MATCH_2} * 100 + 0x${CMAKE_MATCH_3}")
+  set(${out_var} ${v} PARENT_SCOPE)
+endfunction()
+
+# Build-tree device-lib folder: a link to every shipped bitcode library (made now), plus generated ones (at build).
+file(MAKE_DIRECTORY ${DSV4_AMD_DEVICE_LIBS})
+file(GLOB _amd_shipped_bc ${DSV4_AMD_SYSTEM_DEVICE_LIBS}/*.bc)
+foreach(bc ${_amd_shipped_bc})
+  get_filename_component(n ${bc} NAME)
+  file(CREATE_LINK ${bc} ${DSV4_AMD_DEVICE_LIBS}/${n} SYMBOLIC)
+endforeach()
+
+set(DSV4_AMD_ARCHS "")
+set(DSV4_AMD_SKIPPED_ARCHS "")
+set(_amd_generated_bc "")
+foreach(arch ${DSV4_AMD_WANTED_ARCHS})
+  # Does the compiler know the arch? (clang-19 does not know gfx950.)
+  execute_process(COMMAND ${DSV4_AMD_CLANGXX} -x hip --offload-arch=${arch} --offload-device-only -nogpuinc
+                          -nogpulib -fsyntax-only /dev/null
+                  RESULT_VARIABLE rc OUTPUT_QUIET ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0)
+    string(REGEX REPLACE "[;\n].*" "" err "${err}")
+    list(APPEND DSV4_AMD_SKIPPED_ARCHS ${arch})
+    set(DSV4_AMD_SKIPPED_REASON_${arch}
+        "${DSV4_AMD_CLANGXX} does not know ${arch} (${err}); a newer LLVM (20+) is needed to build it")
+    message(STATUS "AMD compile check: ${arch} SKIPPED: ${DSV4_AMD_SKIPPED_REASON_${arch}}")
+    continue()
+  endif()
+  string(SUBSTRING ${arch} 3 -1 isa_suffix)
+  if(NOT EXISTS ${DSV4_AMD_SYSTEM_DEVICE_LIBS}/oclc_isa_version_${isa_suffix}.bc)
+    _dsv4_amd_isa_version(${arch} isa_version)
+    set(out ${DSV4_AMD_DEVICE_LIBS}/oclc_isa_version_${isa_suffix}.bc)
+    if(IS_SYMLINK ${out})  # a stale link (from a device-lib package that had it) must not shadow the generated file
+      file(REMOVE ${out})
+    endif()
+    add_custom_command(OUTPUT ${out}
+      COMMAND ${DSV4_AMD_SCRIPTS}/make-isa-bitcode.sh ${DSV4_AMD_LLVM_DIS} ${DSV4_AMD_LLVM_AS}
+              ${DSV4_AMD_SYSTEM_DEVICE_LIBS}/oclc_isa_version_90a.bc ${isa_version} ${out}
+      DEPENDS ${DSV4_AMD_SCRIPTS}/make-isa-bitcode.sh
+      COMMENT "AMD device libs: oclc_isa_version_${isa_suffix}.bc (ISA version ${isa_version})" VERBATIM)
+    list(APPEND _amd_generated_bc ${out})
+  endif()
+  list(APPEND DSV4_AMD_ARCHS ${arch})
+endforeach()
+add_custom_target(dsv4_amd_device_libs DEPENDS ${_amd_generated_bc})
+message(STATUS "AMD compile check: ON, archs ${DSV4_AMD_ARCHS} (${DSV4_AMD_CLANGXX})")
+
+# dsv4_amd_device_objects(<target> OUTPUT_DIR <dir> SOURCES <tu>... [ALL] [FLAGS <clang flag>...]):
+# <dir>/<arch>/<name>.{co,notes.txt,remarks.txt} for every built arch, <name> = the TU path below the source root
+# with '/' -> '__' and without ".kernel.cpp"/".cpp".
+function(dsv4_amd_device_objects target)
+  cmake_parse_arguments(A "ALL" "OUTPUT_DIR" "SOURCES;FLAGS" ${ARGN})
+  set(outputs "")
+  foreach(src ${A_SOURCES})
+    get_filename_component(src ${src} ABSOLUTE)
+    file(RELATIVE_PATH rel ${PROJECT_SOURCE_DIR} ${src})
+    string(REGEX REPLACE "(\\.kernel)?\\.cpp$" "" stem "${rel}")
+    string(REPLACE "/" "__" stem "${stem}")
+    foreach(arch ${DSV4_AMD_ARCHS})
+      set(prefix ${A_OUTPUT_DIR}/${arch}/${stem})
+      add_custom_command(OUTPUT ${prefix}.co ${prefix}.notes.txt ${prefix}.remarks.txt
+        COMMAND ${DSV4_AMD_SCRIPTS}/compile-device.sh ${DSV4_AMD_CLANGXX} ${DSV4_AMD_READELF} ${arch}
+                ${DSV4_AMD_DEVICE_LIBS} ${src} ${prefix} -I${PROJECT_SOURCE_DIR} ${A_FLAGS}
+        DEPENDS ${src} ${DSV4_AMD_SCRIPTS}/compile-device.sh dsv4_amd_device_libs
+        DEPFILE ${prefix}.d
+        COMMENT "AMD ${arch}: ${rel}" VERBATIM)
+      list(APPEND outputs ${prefix}.co)
+      list(APPEND stems_${arch} ${stem})
+    endforeach()
+  endforeach()
+  # MANIFEST.txt per arch: the objects that must exist, so `dsv4check kernels` notices one that was not built.
+  foreach(arch ${DSV4_AMD_ARCHS})
+    list(JOIN stems_${arch} "\n" lines)
+    file(MAKE_DIRECTORY ${A_OUTPUT_DIR}/${arch})
+    file(CONFIGURE OUTPUT ${A_OUTPUT_DIR}/${arch}/MANIFEST.txt CONTENT "${lines}\n")
+  endforeach()
+  if(A_ALL)
+    add_custom_target(${target} ALL DEPENDS ${outputs})
+  else()
+    add_custom_target(${target} DEPENDS ${outputs})
+  endif()
+endfunction()
+
+# Every kernel TU of kernels/. Re-globbed at configure time; a new *.kernel.cpp needs a re-configure (any CMakeLists
+# change or `cmake .` does it; CONFIGURE_DEPENDS makes Ninja re-check the glob on each build).
+file(GLOB_RECURSE DSV4_AMD_KERNEL_TUS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.kernel.cpp)
+set(DSV4_AMD_OBJECTS_DIR ${DSV4_AMD_DIR}/objects)
+dsv4_amd_device_objects(dsv4_amd_objects ALL OUTPUT_DIR ${DSV4_AMD_OBJECTS_DIR} SOURCES ${DSV4_AMD_KERNEL_TUS})
+if(TARGET dsv4check)
+  target_compile_definitions(dsv4check PRIVATE DSV4_AMD_OBJECTS_DIR="${DSV4_AMD_OBJECTS_DIR}")
+endif()
