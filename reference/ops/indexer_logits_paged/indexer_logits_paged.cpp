@@ -55,7 +55,7 @@ Outputs indexer_logits_paged_reference(const OpCase& c) {
   const std::int64_t max_blocks = bt.size(1);
 
   // Gather each batch's keys (dequantized rows and scales) through its block table.
-  const formats::Format f8 = *format_of(q.dtype());
+  const gemm::Decoder dec(q.dtype());  // cache bytes are fp8 codes in q's format
   std::vector<gemm::MatD> keys(B);
   std::vector<std::vector<double>> scales(B);
   std::vector<std::int64_t> lens(B * next_n);
@@ -79,7 +79,7 @@ Outputs indexer_logits_paged_reference(const OpCase& c) {
       const std::int64_t slot = t % block_kv;
       const std::byte* base = cache.data() + blk * block_kv * (D + 4);
       for (std::int64_t d = 0; d < D; ++d)
-        keys[b](t, d) = formats::decode(f8, std::to_integer<std::uint32_t>(base[slot * D + d]));
+        keys[b](t, d) = dec(base + slot * D + d);
       float s;
       std::memcpy(&s, base + block_kv * D + slot * 4, 4);
       checks::require(s >= 0, kOp, "kv_cache", fmt::format("scale of batch {} token {} = {} must be >= 0", b, t, s));

@@ -4,6 +4,7 @@
 // UE8M0 special bytes 0x00 (2^-127, not 0) and 0xFF (NaN); bad input.
 #include <cmath>
 #include <cstring>
+#include <random>
 
 #include <gtest/gtest.h>
 
@@ -27,7 +28,8 @@ Tensor naive(const OpCase& c) {
   const Tensor &x = c.in("x"), &w = c.in("w"), &xs = c.in("x_sf"), &ws = c.in("w_sf");
   const std::int64_t M = x.size(0), K = x.size(1), N = w.size(0);
   const bool per_row = ws.size(0) == N && N > 128;
-  Tensor d = Tensor::empty(c.has("c") ? DType::F32 : DType::BF16, {M, N});
+  const bool f32 = c.has("c") || (c.attrs.contains("out_dtype") && c.attrs.at("out_dtype") == "fp32");
+  Tensor d = Tensor::empty(f32 ? DType::F32 : DType::BF16, {M, N});
   for (std::int64_t m = 0; m < M; ++m)
     for (std::int64_t n = 0; n < N; ++n) {
       long double acc = 0;
@@ -73,6 +75,44 @@ TEST(Fp8GemmBlockscaled, MatchesBlockScaledLoopForEveryScaleForm) {
       }
       EXPECT_GT(nonzero, d.numel() / 2) << shape.dump();
     }
+}
+
+// The quant ops' outputs (per-token x with packed UE8M0, per-block w in the SM100 per-row packed form,
+// and fp32 MN-major) feed the GEMM directly; the result equals the float64 GEMM of the test's own
+// dequantization, and is close to the unquantized product (DeepGEMM-style calc_diff).
+TEST(Fp8GemmBlockscaled, QuantOpOutputsFeedTheGemm) {
+  auto rng = test::rng_for_current_test();
+  std::normal_distribution<double> nd;
+  const std::int64_t M = 8, N = 200, K = 640;
+  Tensor x = Tensor::empty(DType::F32, {M, K}), w = Tensor::empty(DType::F32, {N, K});
+  for (std::int64_t i = 0; i < x.numel(); ++i) x.set_linear(i, nd(rng));
+  for (std::int64_t i = 0; i < w.numel(); ++i) w.set_linear(i, nd(rng) * 0.01);
+  for (const char* layout : {"packed_ue8m0", "mn_major"}) {
+    OpCase qx, qw;
+    qx.inputs["x"] = x;
+    qw.inputs["w"] = w;
+    qx.attrs = {{"scale_recipe", "dg-ceil"}, {"scale_layout", layout}};
+    qw.attrs = qx.attrs;
+    const Outputs ox = run_reference("per_token_group_quant_fp8", qx), ow = run_reference("per_block_quant_fp8", qw);
+    OpCase g;
+    g.inputs["x"] = ox.at("x_q");
+    g.inputs["x_sf"] = ox.at("x_s");
+    g.inputs["w"] = ow.at("w_q");
+    g.inputs["w_sf"] = ow.at("w_s");
+    g.attrs["out_dtype"] = "fp32";
+    const Tensor d = run_reference("fp8_gemm_blockscaled", g).at("d");
+    const Tensor e = naive(g);  // independent dequantization through the test's own scale decode
+    double sxy = 0, sxx = 0;
+    for (std::int64_t m = 0; m < M; ++m)
+      for (std::int64_t n = 0; n < N; ++n) {
+        ASSERT_EQ(d.get({m, n}), e.get({m, n})) << layout;
+        double exact = 0;
+        for (std::int64_t k = 0; k < K; ++k) exact += x.get({m, k}) * w.get({n, k});
+        sxy += exact * d.get({m, n});
+        sxx += exact * exact + d.get({m, n}) * d.get({m, n});
+      }
+    EXPECT_LT(1 - 2 * sxy / sxx, 5e-3) << layout;
+  }
 }
 
 TEST(Fp8GemmBlockscaled, Ue8m0SpecialBytesDecodeExactly) {
