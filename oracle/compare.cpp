@@ -186,6 +186,15 @@ Verdict compare(const Tensor& actual, const Tensor& expected, const Policy& p, c
   }
   Tolerance tol = allclose_tolerance(p, dt);
   const bool fl = is_floating(dt);
+  bool mask = p.mask_neg_inf;
+  if (mask && !p.mask_neg_inf_unless_attr.empty()) {
+    if (!ctx.op_case || !ctx.op_case->attrs.is_object() || !ctx.op_case->attrs.contains(p.mask_neg_inf_unless_attr) ||
+        !ctx.op_case->attrs[p.mask_neg_inf_unless_attr].is_boolean())
+      throw InputError(fmt::format("oracle: output '{}': mask_neg_inf names attribute '{}', which the case does not hold "
+                                   "as a boolean", ctx.output_name, p.mask_neg_inf_unless_attr));
+    mask = !ctx.op_case->attrs[p.mask_neg_inf_unless_attr].get<bool>();
+  }
+  std::int64_t masked = 0;
 
   ElementResults r;
   r.kind.assign(n, FailKind::none);
@@ -194,12 +203,16 @@ Verdict compare(const Tensor& actual, const Tensor& expected, const Policy& p, c
   std::int64_t nan_pos = 0, inf_pos = 0;
   double sdd = 0, sxy2 = 0;  // cosine: sum (x-y)^2 and sum (x^2 + y^2) over finite matched elements
   for (std::int64_t i = 0; i < n; ++i) {
+    double x = a[i], y = e[i];
+    if (mask && fl && y == -std::numeric_limits<double>::infinity()) {
+      ++masked;  // unspecified by the contract (may even stay unwritten): not compared
+      continue;
+    }
     if (unwritten[i]) {
       r.kind[i] = FailKind::unwritten;
       r.error[i] = std::numeric_limits<double>::infinity();
       continue;
     }
-    double x = a[i], y = e[i];
     if (fl && (std::isnan(x) || std::isnan(y))) {
       if (std::isnan(x) && std::isnan(y)) {
         ++nan_pos;
@@ -264,6 +277,7 @@ Verdict compare(const Tensor& actual, const Tensor& expected, const Policy& p, c
   v.counts["nan_positions_matched"] = nan_pos;
   v.counts["inf_positions_matched"] = inf_pos;
   if (ctx.poison) v.counts["unwritten_indeterminate"] = indeterminate;
+  if (mask) v.counts["masked"] = masked;
   if (indeterminate)
     v.notes.push_back(fmt::format("{} poisoned elements sit where the reference expects NaN: written-ness cannot be decided "
                                   "there (the poison is the format's NaN code)", indeterminate));

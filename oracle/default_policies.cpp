@@ -50,36 +50,41 @@ std::vector<DefaultPolicy> build() {
       "a cache write is quantize-and-store with a named rounding recipe: every byte (fp8 code, scale byte, padding) is "
       "determined, so any difference is a bug; NaN-class rule only"));
 
-  add("indexer_logits", "logits", S("error-bound", {{"multiple", 2}},
-      "op error model: D-length fp32 dot per head, ReLU, weighted sum over H heads: bound from gamma_(D+H) * sum |terms| "
-      "plus the fp32 output rounding; 2x margin for the kv_sf multiply. The -inf mask must match exactly"),
-      S("cosine", {{"max_diff", 5e-6}},
-        "DeepGEMM test_attention calc_diff against a simulated (quantize->dequantize) fp32 reference: 5e-6 (ops.md "
-        "§4.2); the dsv4check reference is on the dequantized inputs, i.e. that simulated reference"));
-  add("indexer_logits_paged", "logits", S("error-bound", {{"multiple", 2}},
-      "as indexer_logits: gamma_(D+H) * sum |terms| plus the output rounding, 2x margin"),
-      S("cosine", {{"max_diff", 5e-6}},
-        "DeepGEMM fp8_paged_mqa_logits calc_diff 5e-6 against the simulated fp32 reference (ops.md §4.2)"));
+  add("indexer_logits", "logits", S("error-bound", {{"multiple", 1}, {"mask_neg_inf", "clean_logits"}},
+      "reference/ops/indexer_logits/error_model.md: sf*(sum_h |w| gamma_D sum_d |q kv| + gamma_(H+1) sum_h relu(dot)|w|) "
+      "+ u|logit| + half an fp32 ulp. Positions outside [ks, ke) are -inf in the reference: compared exactly when "
+      "clean_logits=true, unspecified (masked) when false"),
+      S("cosine", {{"max_diff", 5e-6}, {"mask_neg_inf", "clean_logits"}},
+        "until the op registers its error model: DeepGEMM calc_diff 5e-6 against the simulated (dequantized) fp32 "
+        "reference (ops.md §4.2), which is what the dsv4check reference is; a relative per-element tolerance is "
+        "meaningless under cross-head cancellation (error_model.md). -inf mask exact when clean_logits=true, else masked"));
+  add("indexer_logits_paged", "logits", S("error-bound", {{"multiple", 1}, {"mask_neg_inf", true}},
+      "as indexer_logits (error_model.md); positions k >= context_lens are unspecified for kernels (clean_logits must be "
+      "false) and -inf in the reference: masked"),
+      S("cosine", {{"max_diff", 5e-6}, {"mask_neg_inf", true}},
+        "DeepGEMM fp8_paged_mqa_logits calc_diff 5e-6 against the simulated fp32 reference (ops.md §4.2); positions "
+        "beyond context_lens are masked (the reference writes -inf there)"));
 
   add("topk", "topk_indices", S("topk-set", {{"tie_tol", 1e-5}},
       "ops.md §5 set semantics: order unspecified, ties within 1e-5 of the k-th value may swap (vLLM "
       "test_top_k_per_row), -1 padding must match"));
 
-  add("skinny_gemm", "out", S("error-bound", {{"multiple", 2}},
-      "op error model: K-length fp32 dot product, gamma_K * sum |a b| plus the bf16/fp16 output rounding (one ulp "
-      "between two once-rounded values); 2x margin for the fp32 bias add. Far tighter than vLLM's atol 1e-3/rtol 1e-2, "
-      "which lets a dropped K-shard through on xnorm-scaled inputs (tests/oracle/test_dropped_shard.cpp)"),
+  add("skinny_gemm", "out", S("error-bound", {{"multiple", 1}},
+      "reference/ops/skinny_gemm/error_model.md: gamma_(K+1) (sum |a b| + |bias|) + one output ulp, a rigorous worst "
+      "case for any fp32 summation order, so no margin. Note (tests/oracle/test_dropped_shard.cpp): this worst-case "
+      "bound, like vLLM's atol 1e-3/rtol 1e-2, misses a dropped narrow tail K-shard at large K on xnorm inputs; the "
+      "probabilistic bound (oracle/error_models.hpp) catches it"),
       S("allclose", {{"atol", 1e-3}, {"rtol", 1e-2}},
         "vLLM test_rocm_skinny_gemms wvSplitKrc (non-xnorm) tolerance, used until the op's error model lands"));
-  add("fp8_gemm_blockscaled", "out", S("error-bound", {{"multiple", 2}},
-      "op error model: per 128-block fp32 partial dot products scaled and summed in fp32: gamma_K * sum |a b| (scales "
-      "exact powers of two or fp32 products) plus the output rounding; 2x margin"),
+  add("fp8_gemm_blockscaled", "d", S("error-bound", {{"multiple", 1}},
+      "reference/ops/fp8_gemm_blockscaled/error_model.md: per-block MMA accumulation gamma_128 sum|x w| scaled, two "
+      "fp32 roundings per block promotion, gamma_(KB+1) over the blocks, plus one output ulp (a worst case)"),
       S("cosine", {{"max_diff", 1e-5}},
         "DeepGEMM gemm tests use calc_diff < 1e-3 against a bf16 reference that includes quantization error; against "
         "the dequantized-input float64 reference the fp32-accumulation error alone is ~1e-6, so 1e-5"));
-  add("fp8_einsum", "d", S("error-bound", {{"multiple", 2}},
-      "op error model: R-length fp32 dot products over 128-blocks with per-block scales: gamma_R * sum |x w sf| plus "
-      "the bf16/fp32 output rounding; 2x margin"),
+  add("fp8_einsum", "d", S("error-bound", {{"multiple", 1}},
+      "reference/ops/fp8_einsum/error_model.md: per head the fp8_gemm_blockscaled bound with K = R. The ROCm "
+      "fallback (bf16-dequantized weights, bf16 einsum) is outside it by design: judge it with cosine max_diff 1e-3"),
       S("cosine", {{"max_diff", 1e-5}},
         "DeepGEMM test_einsum calc_diff < 1e-3 vs a bf16 einsum (includes quantization); vs the dequantized-input float64 "
         "reference only accumulation and output rounding remain (bf16 output: calc_diff ~ 2^-18), so 1e-5"));

@@ -61,6 +61,18 @@ struct Reader {
 
 }  // namespace
 
+namespace {
+void read_mask(const Reader& r, Policy& p) {
+  if (!r.params.contains("mask_neg_inf")) return;
+  const Json& v = r.params["mask_neg_inf"];
+  if (v.is_boolean()) p.mask_neg_inf = v.get<bool>();
+  else if (v.is_string() && !v.get<std::string>().empty()) p.mask_neg_inf = true, p.mask_neg_inf_unless_attr = v.get<std::string>();
+  else
+    throw InputError(fmt::format("oracle policy '{}': 'mask_neg_inf' must be true/false or a boolean attribute name, got {}",
+                                 r.policy, v.dump()));
+}
+}  // namespace
+
 Policy parse_policy(const std::string& name, const Json& params_in) {
   Json params = params_in.is_null() ? Json::object() : params_in;
   if (!params.is_object())
@@ -70,19 +82,22 @@ Policy parse_policy(const std::string& name, const Json& params_in) {
   Reader r{name, params};
   if (name == "exact") {
     p.kind = PolicyKind::exact;
-    r.only({"nan_bitwise", "signed_zero"});
+    r.only({"nan_bitwise", "signed_zero", "mask_neg_inf"});
+    read_mask(r, p);
     p.nan_bitwise = r.flag("nan_bitwise", false);
     p.signed_zero = r.flag("signed_zero", true);
   } else if (name == "ulp") {
     p.kind = PolicyKind::ulp;
-    r.only({"n"});
+    r.only({"n", "mask_neg_inf"});
+    read_mask(r, p);
     auto n = r.tol("n");
     if (!n) throw InputError("oracle policy 'ulp': parameter 'n' (the admitted ulp distance) is required");
     if (*n != std::floor(*n)) throw InputError(fmt::format("oracle policy 'ulp': parameter 'n' must be an integer, got {}", *n));
     p.ulp_n = *n;
   } else if (name == "allclose") {
     p.kind = PolicyKind::allclose;
-    r.only({"atol", "rtol", "by_dtype"});
+    r.only({"atol", "rtol", "by_dtype", "mask_neg_inf"});
+    read_mask(r, p);
     p.atol = r.tol("atol");
     p.rtol = r.tol("rtol");
     if (p.atol.has_value() != p.rtol.has_value())
@@ -102,12 +117,14 @@ Policy parse_policy(const std::string& name, const Json& params_in) {
     }
   } else if (name == "error-bound") {
     p.kind = PolicyKind::error_bound;
-    r.only({"multiple"});
+    r.only({"multiple", "mask_neg_inf"});
+    read_mask(r, p);
     p.multiple = r.tol("multiple").value_or(1.0);
     if (p.multiple <= 0) throw InputError("oracle policy 'error-bound': parameter 'multiple' must be > 0");
   } else if (name == "cosine" || name == "calc_diff") {
     p.kind = PolicyKind::cosine;
-    r.only({"max_diff", "abs", "rel", "per_row"});
+    r.only({"max_diff", "abs", "rel", "per_row", "mask_neg_inf"});
+    read_mask(r, p);
     p.max_diff = r.tol("max_diff");
     p.abs_tol = r.tol("abs");
     p.rel_tol = r.tol("rel");

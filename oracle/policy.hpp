@@ -36,6 +36,12 @@ struct Policy {
   // per_row: also require every row's calc_diff <= max_diff (catches errors diluted globally).
   std::optional<double> max_diff, abs_tol, rel_tol;
   bool per_row = false;
+  // Every value policy: "mask_neg_inf": true leaves positions where the reference is -inf uncompared
+  // (the contract leaves them unspecified, e.g. paged logits beyond context_len); a string names a
+  // boolean op attribute: mask unless that attribute is true (indexer_logits' clean_logits). Masked
+  // positions are counted in the verdict ("masked").
+  bool mask_neg_inf = false;
+  std::string mask_neg_inf_unless_attr;
   // topk-set: differing indices must have logits within tie_tol of the row's k-th value.
   double tie_tol = 1e-5;
   std::string logits_input = "logits";

@@ -3,7 +3,10 @@
 // tie_tol of the row's k-th value (the smallest expected logit). -1 padding must match in count and
 // position class (slot holds -1 on both sides or on neither), indices must be distinct and, when the
 // case has row_starts/row_ends, lie in [row_start, row_end). index_base "row_relative" (an op
-// attribute) means index i of row r addresses logits column row_starts[r] + i.
+// attribute) means index i of row r addresses logits column row_starts[r] + i. With the op attribute
+// masked = "select_neg_inf" (torch.topk demo), rows short of valid entries hold masked positions
+// (any column of [0, C) outside the row's finite valid set L) instead of -1: their number must
+// match, which ones is free, and the tie rule applies to the entries in L only.
 #include <cmath>
 #include <limits>
 #include <map>
@@ -35,6 +38,7 @@ Verdict compare_topk_set(const Tensor& actual, const Tensor& expected, const Pol
   const Tensor* starts = ctx.op_case->has("row_starts") ? &ctx.op_case->in("row_starts") : nullptr;
   const Tensor* ends = ctx.op_case->has("row_ends") ? &ctx.op_case->in("row_ends") : nullptr;
   if (relative && !starts) throw InputError("oracle: topk-set: index_base row_relative needs the row_starts input");
+  const bool select_masked = ctx.op_case->attrs.is_object() && ctx.op_case->attrs.value("masked", "") == "select_neg_inf";
 
   std::vector<double> a = actual.to_f64(), e = expected.to_f64();
   const std::int64_t n = R * K;
@@ -55,18 +59,29 @@ Verdict compare_topk_set(const Tensor& actual, const Tensor& expected, const Pol
   for (std::int64_t row = 0; row < R; ++row) {
     std::int64_t base = relative ? static_cast<std::int64_t>(starts->get({row})) : 0;
     auto logit = [&](std::int64_t idx) { return logits.get({row, base + idx}); };
-    auto valid = [&](std::int64_t idx) {
+    auto in_row = [&](std::int64_t idx) {
       std::int64_t col = base + idx;
       if (col < 0 || col >= C) return false;
       if (starts && col < static_cast<std::int64_t>(starts->get({row}))) return false;
       if (ends && col >= static_cast<std::int64_t>(ends->get({row}))) return false;
       return true;
     };
+    // A masked pick (select_neg_inf only): a column of [0, C) outside the finite valid set.
+    auto masked_pick = [&](std::int64_t idx) {
+      std::int64_t col = base + idx;
+      return select_masked && col >= 0 && col < C && (!in_row(idx) || logit(idx) == -inf);
+    };
+    auto valid = [&](std::int64_t idx) { return in_row(idx) && !masked_pick(idx); };
+    std::int64_t e_masked = 0, a_masked = 0;
     std::map<std::int64_t, std::int64_t> E;  // expected index -> slot
     double kth = inf;
     for (std::int64_t j = 0; j < K; ++j) {
       auto idx = static_cast<std::int64_t>(e[row * K + j]);
       if (idx == -1) continue;
+      if (masked_pick(idx)) {
+        ++e_masked;
+        continue;
+      }
       if (!valid(idx))
         throw InputError(fmt::format("oracle: topk-set: expected index {} at [{}, {}] is not a valid column", idx, row, j));
       E[idx] = j;
@@ -81,6 +96,11 @@ Verdict compare_topk_set(const Tensor& actual, const Tensor& expected, const Pol
       }
       auto idx = static_cast<std::int64_t>(a[i]);
       if (idx == -1) continue;  // padding is checked per row below
+      if (masked_pick(idx)) {
+        if (!A.insert(idx).second) fail(i, FailKind::index_set, inf, fmt::format("index {} repeated", idx));
+        ++a_masked;
+        continue;
+      }
       if (!valid(idx)) {
         fail(i, FailKind::index_set, inf, fmt::format("index {} is out of the row's valid range", idx));
         continue;
@@ -108,9 +128,20 @@ Verdict compare_topk_set(const Tensor& actual, const Tensor& expected, const Pol
         bool ap = static_cast<std::int64_t>(a[i]) == -1, ep = static_cast<std::int64_t>(e[i]) == -1;
         if (ap != ep) fail(i, FailKind::index_set, inf, fmt::format("-1 padding mismatch ({} vs {} padded slots in row)", a_pad, e_pad));
       }
+    if (a_masked != e_masked)
+      for (std::int64_t j = 0; j < K; ++j) {
+        std::int64_t i = row * K + j;
+        auto idx = static_cast<std::int64_t>(a[i]);
+        if (idx != -1 && masked_pick(idx))
+          fail(i, FailKind::index_set, inf, fmt::format("{} masked picks in row, expected {}", a_masked, e_masked));
+      }
     // Expected indices the actual row lacks must be ties too.
     for (auto& [idx, j] : E) {
       if (A.count(idx)) continue;
+      if (a_masked > e_masked) {  // an actual masked pick took the place of a valid entry
+        fail(row * K + j, FailKind::index_set, inf, fmt::format("expected index {} missing (replaced by a masked pick)", idx));
+        continue;
+      }
       double v = logit(idx);
       double d = (v == kth) ? 0.0 : std::fabs(v - kth);
       if (!(d <= p.tie_tol))

@@ -5,6 +5,7 @@
 
 #include "oracle/default_policies.hpp"
 #include "oracle/judge.hpp"
+#include "reference/registry/registry.hpp"
 #include "tests/oracle/oracle_test_util.hpp"
 #include "tests/support/seed.hpp"
 
@@ -153,4 +154,20 @@ TEST(DefaultPolicies, InstallsByNameKeepsExistingAndFallsBack) {
   }
   EXPECT_EQ(fallback_policy(DType::U8).policy, "exact");
   EXPECT_EQ(fallback_policy(DType::BF16).policy, "allclose");
+}
+
+TEST(DefaultPolicies, EveryRegisteredOutputGetsAParsablePolicy) {
+  // The live registry (whatever ops have landed): after installation every output has a policy
+  // that parses, and table entries name outputs the descriptors really have.
+  Registry& reg = Registry::instance();
+  install_default_policies(reg);
+  for (const OpDescriptor* d : reg.all())
+    for (const ArgSpec& o : d->outputs) {
+      ASSERT_TRUE(d->oracle.count(o.name)) << d->name << "." << o.name;
+      EXPECT_NO_THROW(parse_policy(d->oracle.at(o.name))) << d->name << "." << o.name;
+    }
+  for (const DefaultPolicy& e : default_policy_table())
+    if (const OpDescriptor* d = reg.find(e.op)) {
+      EXPECT_NE(d->find_output(e.output), nullptr) << e.op << "." << e.output;
+    }
 }

@@ -115,3 +115,12 @@ TEST_F(TopkFixture, RowRelativeIndexBaseAndMissingLogits) {
   ctx.op_case = &empty;
   EXPECT_THROW(run({15, 14, 13, 12, 11, 4, 3, 12, 13, 14, 0, 1, 2, -1, -1}), InputError);
 }
+
+TEST_F(TopkFixture, SelectNegInfMaskedPicksCountButWhichIsFree) {
+  c.attrs["masked"] = "select_neg_inf";
+  // Row 2 has 3 valid entries (row_ends 3); the other 2 slots hold masked positions (beyond row_end).
+  expected = Tensor::from_f64(DType::I32, {3, 5}, {15, 14, 13, 12, 11, 4, 3, 12, 13, 14, 0, 1, 2, 3, 4});
+  EXPECT_TRUE(run({15, 14, 13, 12, 11, 4, 3, 12, 13, 14, 2, 9, 0, 1, 7}).pass);   // other masked picks
+  EXPECT_FALSE(run({15, 14, 13, 12, 11, 4, 3, 12, 13, 14, 0, 1, 2, 3, -1}).pass);  // one masked pick short
+  EXPECT_FALSE(run({15, 14, 13, 12, 11, 4, 3, 12, 13, 14, 0, 1, 5, 3, 4}).pass);   // masked pick replaces valid 2
+}

@@ -267,3 +267,32 @@ TEST(ValuePolicyMisc, CosineRowViewFindsErrorsDilutedGlobally) {
   EXPECT_FALSE(r.pass);
   EXPECT_EQ(r.where.rows, (std::vector<std::int64_t>{40}));
 }
+
+TEST(ValuePolicyMisc, MaskNegInfLeavesUnspecifiedPositionsUncompared) {
+  const double ninf = -std::numeric_limits<double>::infinity();
+  Tensor e = Tensor::from_f64(DType::F32, {2, 3}, {1.0, ninf, 2.0, ninf, 3.0, 4.0});
+  Tensor a = Tensor::empty(DType::F32, {2, 3});
+  poison(a);  // the kernel leaves the -inf positions unwritten (clean_logits=false)
+  a.set({0, 0}, 1.0), a.set({0, 2}, 2.0), a.set({1, 1}, 3.0), a.set({1, 2}, 4.0);
+  CompareContext ctx;
+  ctx.poison = PoisonPattern::primary;
+  OpCase c;
+  c.attrs = {{"clean_logits", false}};
+  ctx.op_case = &c;
+  Policy p = parse_policy("cosine", {{"max_diff", 5e-6}, {"mask_neg_inf", "clean_logits"}});
+  Verdict v = compare(a, e, p, ctx);
+  EXPECT_TRUE(v.pass);
+  EXPECT_EQ(v.counts["masked"], 2);
+  c.attrs["clean_logits"] = true;  // now the -inf mask must match exactly
+  Verdict w = compare(a, e, p, ctx);
+  EXPECT_FALSE(w.pass);
+  EXPECT_EQ(w.counts["unwritten"], 2);
+  EXPECT_FALSE(compare(a, e, parse_policy("allclose", {{"mask_neg_inf", false}}), ctx).pass);
+  EXPECT_TRUE(compare(a, e, parse_policy("allclose", {{"mask_neg_inf", true}}), ctx).pass);
+  // a finite value where a masked position's neighbour is wrong still fails
+  a.set({0, 0}, 1.5);
+  EXPECT_FALSE(compare(a, e, parse_policy("allclose", {{"mask_neg_inf", true}}), ctx).pass);
+  c.attrs = Json::object();
+  EXPECT_THROW(compare(a, e, p, ctx), InputError);  // the named attribute is missing
+  EXPECT_THROW(parse_policy("allclose", {{"mask_neg_inf", 3}}), InputError);
+}
