@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <ctime>
 #include <string>
+#include <span>
 #include <vector>
 
 #include "reference/formats/encode.hpp"
@@ -98,18 +99,35 @@ TEST_P(Exhaustive, FastEncoderEqualsReferenceOnAllFloat32) {
       auto it = std::lower_bound(runs.begin(), runs.end(), begin,
                                  [](const CodeRun& r, std::uint64_t v) { return r.last < v; });
       std::uint64_t bad = 0;
-      std::vector<std::uint32_t> got(end - begin);
-      fast.encode_range(sign | static_cast<std::uint32_t>(begin), got);
-      for (std::uint64_t mag = begin; mag < end; ++mag) {
-        while (it->last < mag) ++it;
-        const std::uint32_t g = got[mag - begin];
-        if (g != it->code || ((mag & 4095u) == 0 && g != encode_f32_bits_reference(cs.format, mode, sign | static_cast<std::uint32_t>(mag)))) {
+      static thread_local std::vector<std::uint32_t> got;
+      got.resize(kChunk);  // allocated (and zeroed) once per thread
+      fast.encode_range(sign | static_cast<std::uint32_t>(begin), std::span<std::uint32_t>(got.data(), end - begin));
+      // Walk the runs that cover [begin, end): a tight compare loop per run segment.
+      for (std::uint64_t seg = begin; seg < end; ++it) {
+        const std::uint64_t seg_end = std::min<std::uint64_t>(static_cast<std::uint64_t>(it->last) + 1, end);
+        const std::uint32_t code = it->code;
+        std::uint64_t seg_bad = 0;
+        for (std::uint64_t mag = seg; mag < seg_end; ++mag) seg_bad += got[mag - begin] != code;
+        if (seg_bad) {
+          bad += seg_bad;
+          for (std::uint64_t mag = seg; mag < seg_end; ++mag)
+            if (got[mag - begin] != code) {
+              const std::uint64_t bits = sign | mag;
+              std::uint64_t expected = first_bad.load();
+              while (bits < expected && !first_bad.compare_exchange_weak(expected, bits)) {}
+              break;
+            }
+        }
+        seg = seg_end;
+      }
+      // Direct samples against the reference (guards the run table itself).
+      for (std::uint64_t mag = begin; mag < end; mag += 4096)
+        if (got[mag - begin] != encode_f32_bits_reference(cs.format, mode, sign | static_cast<std::uint32_t>(mag))) {
           ++bad;
           const std::uint64_t bits = sign | mag;
           std::uint64_t expected = first_bad.load();
           while (bits < expected && !first_bad.compare_exchange_weak(expected, bits)) {}
         }
-      }
       mismatches += bad;
     }
     // NaN inputs: every payload, against the reference directly.
