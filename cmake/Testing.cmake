@@ -10,8 +10,10 @@ function(dsv4_add_gtest name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE dsv4_test_support ${T_LIBS})
   dsv4_warnings(${name})
+  # A list value must reach set_tests_properties as one argument: escape its semicolons.
+  string(REPLACE ";" "\\;" labels_arg "${T_LABELS}")
   gtest_discover_tests(${name}
-    PROPERTIES LABELS "${T_LABELS}" TIMEOUT ${T_TIMEOUT}
+    PROPERTIES LABELS "${labels_arg}" TIMEOUT ${T_TIMEOUT}
                SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
     DISCOVERY_TIMEOUT 120)
 endfunction()

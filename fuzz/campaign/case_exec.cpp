@@ -1,0 +1,197 @@
+// One fuzz case with shrinking and fixture saving; see case_exec.hpp.
+#include "fuzz/campaign/case_exec.hpp"
+
+#include <chrono>
+#include <filesystem>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "fuzz/campaign/shape_space.hpp"
+#include "oracle/judge.hpp"
+#include "oracle/report.hpp"
+#include "reference/io/fixture.hpp"
+#include "reference/registry/registry.hpp"
+
+namespace dsv4::fuzz {
+
+const char* status_name(CaseStatus s) {
+  switch (s) {
+    case CaseStatus::pass: return "pass";
+    case CaseStatus::fail: return "fail";
+    case CaseStatus::error: return "error";
+    case CaseStatus::discard: return "discard";
+  }
+  return "?";
+}
+
+std::optional<CaseStatus> parse_status(const std::string& s) {
+  for (CaseStatus c : {CaseStatus::pass, CaseStatus::fail, CaseStatus::error, CaseStatus::discard})
+    if (s == status_name(c)) return c;
+  return std::nullopt;
+}
+
+Json CaseResult::to_json() const {
+  return Json{{"op", op}, {"index", index}, {"seed", seed}, {"status", status_name(status)}, {"shape", shape},
+              {"original_shape", original_shape}, {"message", message}, {"repro", repro}, {"fixture", fixture},
+              {"seconds", seconds}};
+}
+
+CaseResult CaseResult::from_json(const Json& j) {
+  CaseResult r;
+  r.op = j.at("op").get<std::string>();
+  r.index = j.at("index").get<std::uint64_t>();
+  r.seed = j.value("seed", std::uint64_t{0});
+  r.status = parse_status(j.at("status").get<std::string>()).value_or(CaseStatus::error);
+  r.shape = j.value("shape", Json::object());
+  r.original_shape = j.value("original_shape", Json::object());
+  r.message = j.value("message", std::string());
+  r.repro = j.value("repro", std::string());
+  r.fixture = j.value("fixture", std::string());
+  r.seconds = j.value("seconds", 0.0);
+  return r;
+}
+
+std::uint64_t case_seed(std::uint64_t campaign_seed, const std::string& op, std::uint64_t index) {
+  std::uint64_t h = 1469598103934665603ull;
+  for (unsigned char ch : op) h = (h ^ ch) * 1099511628211ull;
+  std::uint64_t z = campaign_seed ^ (h * 0x9e3779b97f4a7c15ull) ^ (index * 0xbf58476d1ce4e5b9ull);
+  z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+  z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+  return (z ^ (z >> 31)) & 0x7fffffffffffffffull;  // fits a signed 64-bit JSON integer
+}
+
+std::string repro_command(const CaseSpec& c, const UnderTestOptions& o) {
+  std::string s = fmt::format("dsv4check repro --op {}", c.op);
+  if (std::string sh = shape_arg(c.shape); !sh.empty()) s += " --shape " + sh;
+  s += fmt::format(" --backend {}", o.backend);
+  if (!o.arch.empty()) s += " --arch " + o.arch;
+  if (o.variant != "default") s += " --variant " + o.variant;
+  s += fmt::format(" --seed {}", c.seed);
+  return s;
+}
+
+namespace {
+
+struct Attempt {
+  CaseStatus status = CaseStatus::discard;
+  std::string message;
+  OpCase c;
+  Outputs actual;
+};
+
+Attempt attempt(const OpDescriptor& d, const CaseSpec& spec, const UnderTestOptions& uo) {
+  Attempt a;
+  std::mt19937_64 rng(spec.seed);
+  try {
+    a.c = d.generate(rng, spec.shape);
+    validate_case(d, a.c);
+  } catch (const std::exception& e) {
+    a.message = std::string("generator rejected the shape: ") + e.what();
+    return a;  // discard
+  }
+  Outputs expected;
+  try {
+    expected = d.reference(a.c);
+  } catch (const InputError& e) {
+    a.message = std::string("reference rejected the case: ") + e.what();
+    return a;  // discard: outside the contract
+  }
+  UnderTestRun run;
+  try {
+    run = run_under_test(d, a.c, expected, uo);
+  } catch (const std::exception& e) {
+    a.status = CaseStatus::error;
+    a.message = std::string("implementation under test failed: ") + e.what();
+    return a;
+  }
+  a.actual = run.outputs;
+  try {
+    oracle::JudgeOptions jo;
+    jo.poison = run.poison;
+    oracle::JudgeResult r = oracle::judge(d, a.c, expected, run.outputs, jo, run.tiles ? &*run.tiles : nullptr);
+    a.status = r.pass ? CaseStatus::pass : CaseStatus::fail;
+    for (const auto& v : r.outputs)
+      if (!v.pass) a.message += (a.message.empty() ? "" : " | ") + oracle::summary_line(v);
+    if (r.pass) a.message = "pass";
+  } catch (const std::exception& e) {
+    a.status = CaseStatus::error;
+    a.message = std::string("oracle could not judge: ") + e.what();
+  }
+  return a;
+}
+
+std::string save_fixture(const OpDescriptor& d, const CaseSpec& spec, const Attempt& a, const std::string& dir,
+                         const std::string& repro) {
+  std::filesystem::create_directories(dir);
+  io::Fixture f;
+  f.op = d.name;
+  f.attrs = a.c.attrs;
+  f.seed = spec.seed;
+  f.source = repro;
+  f.note = "found by dsv4check fuzz: " + a.message.substr(0, 400);
+  f.inputs = a.c.inputs;
+  for (auto& [k, t] : a.actual) f.outputs[k] = t;
+  const std::string path = fmt::format("{}/{}-{}.safetensors", dir, d.name, spec.index);
+  io::write_fixture(path, f);
+  return path;
+}
+
+}  // namespace
+
+CaseResult execute_case(const CaseSpec& spec, const ExecOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now();
+  prepare_registry();
+  const OpDescriptor& d = Registry::instance().get(spec.op);
+  CaseResult r;
+  r.op = spec.op;
+  r.index = spec.index;
+  r.seed = spec.seed;
+  r.original_shape = spec.shape;
+  r.shape = spec.shape;
+  if (!d.generate) {
+    r.message = "op has no generator";
+    return r;
+  }
+  Attempt a = attempt(d, spec, o.under_test);
+  r.status = a.status;
+  r.message = a.message;
+  if (a.status == CaseStatus::fail || a.status == CaseStatus::error) {
+    CaseSpec best = spec;
+    if (o.shrink) {
+      int steps = 0;
+      bool progress = true;
+      while (progress && steps < o.max_shrink_steps) {
+        progress = false;
+        for (const Json& cand : shrink_candidates(best.shape)) {
+          if (++steps > o.max_shrink_steps) break;
+          CaseSpec s = best;
+          s.shape = cand;
+          Attempt b = attempt(d, s, o.under_test);
+          if (b.status == a.status) {
+            best = s;
+            a = std::move(b);
+            progress = true;
+            break;
+          }
+        }
+      }
+    }
+    r.shape = best.shape;
+    r.message = a.message;
+    r.repro = repro_command(best, o.under_test);
+    if (!o.failure_dir.empty() && !a.actual.empty()) {
+      try {
+        r.fixture = save_fixture(d, best, a, o.failure_dir, r.repro);
+      } catch (const std::exception& e) {
+        r.message += std::string(" (fixture not saved: ") + e.what() + ")";
+      }
+    }
+  } else {
+    r.repro = repro_command(spec, o.under_test);
+  }
+  r.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return r;
+}
+
+}  // namespace dsv4::fuzz

@@ -1,0 +1,151 @@
+// Worker child process: spawn, protocol, crash/hang detection; see worker_process.hpp.
+#include "fuzz/campaign/worker_process.hpp"
+
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <iostream>
+#include <stdexcept>
+
+#include <fmt/format.h>
+
+extern char** environ;
+
+namespace dsv4::fuzz {
+
+WorkerProcess::~WorkerProcess() { stop(true); }
+
+void WorkerProcess::start() {
+  int in[2], out[2];
+  if (pipe(in) != 0 || pipe(out) != 0) throw std::runtime_error("fuzz: pipe() failed: " + std::string(strerror(errno)));
+  posix_spawn_file_actions_t fa;
+  posix_spawn_file_actions_init(&fa);
+  posix_spawn_file_actions_adddup2(&fa, in[0], 0);
+  posix_spawn_file_actions_adddup2(&fa, out[1], 1);
+  posix_spawn_file_actions_addclose(&fa, in[1]);
+  posix_spawn_file_actions_addclose(&fa, out[0]);
+  std::vector<char*> args;
+  for (auto& a : argv_) args.push_back(a.data());
+  args.push_back(nullptr);
+  int rc = posix_spawn(&pid_, argv_[0].c_str(), &fa, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&fa);
+  close(in[0]);
+  close(out[1]);
+  if (rc != 0) {
+    close(in[1]);
+    close(out[0]);
+    pid_ = -1;
+    throw std::runtime_error(fmt::format("fuzz: cannot start worker '{}': {}", argv_[0], strerror(rc)));
+  }
+  to_child_ = in[1];
+  from_child_ = out[0];
+  buffer_.clear();
+}
+
+void WorkerProcess::stop(bool kill_it) {
+  if (pid_ <= 0) return;
+  if (to_child_ >= 0) close(to_child_);
+  if (kill_it) kill(pid_, SIGKILL);
+  int st;
+  waitpid(pid_, &st, 0);
+  if (from_child_ >= 0) close(from_child_);
+  pid_ = -1;
+  to_child_ = from_child_ = -1;
+}
+
+CaseResult WorkerProcess::run(const CaseSpec& spec, double timeout_seconds, const UnderTestOptions& uo) {
+  if (pid_ <= 0) start();
+  const std::string line =
+      Json{{"op", spec.op}, {"index", spec.index}, {"seed", spec.seed}, {"shape", spec.shape}}.dump() + "\n";
+  CaseResult failed;
+  failed.op = spec.op;
+  failed.index = spec.index;
+  failed.seed = spec.seed;
+  failed.shape = failed.original_shape = spec.shape;
+  failed.status = CaseStatus::error;
+  failed.repro = repro_command(spec, uo);
+  signal(SIGPIPE, SIG_IGN);
+  if (write(to_child_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
+    stop(true);
+    failed.message = "worker died before it took the case";
+    return failed;
+  }
+  const auto t0 = std::chrono::steady_clock::now();
+  for (;;) {
+    if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
+      std::string reply = buffer_.substr(0, nl);
+      buffer_.erase(0, nl + 1);
+      try {
+        return CaseResult::from_json(Json::parse(reply));
+      } catch (const std::exception& e) {
+        continue;  // stray output line (e.g. a kernel's printf): skip it
+      }
+    }
+    const double left = timeout_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    if (left <= 0) {
+      stop(true);
+      failed.message = fmt::format("hang: no result within {:.0f} s (worker killed and restarted)", timeout_seconds);
+      failed.seconds = timeout_seconds;
+      return failed;
+    }
+    pollfd p{from_child_, POLLIN, 0};
+    int pr = poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
+    if (pr <= 0) continue;
+    char buf[65536];
+    ssize_t n = read(from_child_, buf, sizeof buf);
+    if (n > 0) {
+      buffer_.append(buf, static_cast<std::size_t>(n));
+      continue;
+    }
+    // EOF: the worker died.
+    int st = 0;
+    close(to_child_);
+    waitpid(pid_, &st, 0);
+    close(from_child_);
+    pid_ = -1;
+    to_child_ = from_child_ = -1;
+    failed.message = WIFSIGNALED(st) ? fmt::format("crash: worker killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)))
+                                     : fmt::format("crash: worker exited with status {}", WEXITSTATUS(st));
+    failed.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return failed;
+  }
+}
+
+int worker_main(const ExecOptions& o) {
+  std::string line;
+  while (std::getline(std::cin, line)) {
+    if (line.empty()) continue;
+    CaseSpec spec;
+    try {
+      Json j = Json::parse(line);
+      spec.op = j.at("op").get<std::string>();
+      spec.index = j.at("index").get<std::uint64_t>();
+      spec.seed = j.at("seed").get<std::uint64_t>();
+      spec.shape = j.value("shape", Json::object());
+    } catch (const std::exception& e) {
+      std::cerr << "fuzz-worker: bad request line: " << e.what() << "\n";
+      return 2;
+    }
+    CaseResult r;
+    try {
+      r = execute_case(spec, o);
+    } catch (const std::exception& e) {
+      r.op = spec.op;
+      r.index = spec.index;
+      r.seed = spec.seed;
+      r.shape = r.original_shape = spec.shape;
+      r.status = CaseStatus::error;
+      r.message = std::string("worker exception: ") + e.what();
+      r.repro = repro_command(spec, o.under_test);
+    }
+    std::cout << r.to_json().dump() << "\n" << std::flush;
+  }
+  return 0;
+}
+
+}  // namespace dsv4::fuzz
