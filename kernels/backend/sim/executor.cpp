@@ -331,7 +331,7 @@ bool Executor::step_random() {
   return true;
 }
 
-void Executor::drive(const std::function<bool()>& done) {
+void Executor::drive(const std::function<bool()>& done, bool keep_errors) {
   while (!done()) {
     bool progressed = advance_heads();
     if (done()) break;
@@ -341,11 +341,11 @@ void Executor::drive(const std::function<bool()>& done) {
                   "never reached)");
     }
   }
-  throw_pending_errors();
+  if (!keep_errors) throw_pending_errors();
 }
 
-void Executor::synchronize_all() {
-  drive([this] { return idle(); });
+void Executor::synchronize_all(bool keep_errors) {
+  drive([this] { return idle(); }, keep_errors);
 }
 
 void Executor::throw_pending_errors() {

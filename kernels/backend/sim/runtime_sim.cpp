@@ -44,7 +44,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
 DeviceBuffer::~DeviceBuffer() {
   if (ptr_) {
     try {
-      Executor::get().synchronize_all();  // work in flight may still use it
+      Executor::get().synchronize_all(/*keep_errors=*/true);  // work in flight may still use it
     } catch (...) {
     }
     std::free(ptr_);

@@ -164,9 +164,10 @@ class Executor {
   SimStream* new_stream();
   void release_stream(SimStream* s);
   void enqueue(SimStream* s, Op op);
-  void drive(const std::function<bool()>& done);
+  // Runs work until done(); then rethrows launch failures unless keep_errors (they stay pending for the next sync).
+  void drive(const std::function<bool()>& done, bool keep_errors = false);
   bool idle() const;
-  void synchronize_all();
+  void synchronize_all(bool keep_errors = false);
   void throw_pending_errors();
 
   // threads
