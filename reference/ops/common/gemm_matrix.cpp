@@ -54,6 +54,29 @@ MatD rows_to_matrix(const Tensor& t, std::int64_t r0, std::int64_t n) {
   const std::byte* base = t.data();
   const std::size_t eb = t.element_bytes();
   const std::int64_t s0 = t.stride(0), s1 = t.stride(1);
+  if (const std::vector<double>* lut = table_for(t.dtype())) {  // fast path: typed code reads + table
+    const double* tab = lut->data();
+    auto run = [&](auto code_type) {
+      using C = decltype(code_type);
+      const C* p = reinterpret_cast<const C*>(base);
+#pragma omp parallel for schedule(static) if (n * cols > (1 << 16))
+      for (std::int64_t i = 0; i < n; ++i) {
+        const C* row = p + (r0 + i) * s0;
+        double* out = m.data() + i * cols;
+        for (std::int64_t j = 0; j < cols; ++j) out[j] = tab[row[j * s1]];
+      }
+    };
+    if (eb == 1) run(std::uint8_t{});
+    else run(std::uint16_t{});
+    return m;
+  }
+  if (t.dtype() == DType::F32) {
+    const float* p = reinterpret_cast<const float*>(base);
+#pragma omp parallel for schedule(static) if (n * cols > (1 << 16))
+    for (std::int64_t i = 0; i < n; ++i)
+      for (std::int64_t j = 0; j < cols; ++j) m(i, j) = p[(r0 + i) * s0 + j * s1];
+    return m;
+  }
   for (std::int64_t i = 0; i < n; ++i)
     for (std::int64_t j = 0; j < cols; ++j) m(i, j) = dec(base + ((r0 + i) * s0 + j * s1) * static_cast<std::int64_t>(eb));
   return m;
