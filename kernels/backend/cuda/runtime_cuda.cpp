@@ -236,6 +236,7 @@ namespace detail {
 void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
   const std::string what = describe_launch(cfg);
   auto fail = [&](const std::string& call, cudaError_t e) {
+    (void)cudaGetLastError();  // a failed launch also sets the last error: clear it so later launches check clean
     throw Error("cuda: launch of " + what + ": " + call + " failed: " + cudaGetErrorName(e) + " (" +
                 cudaGetErrorString(e) + ")");
   };

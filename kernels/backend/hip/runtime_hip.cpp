@@ -234,6 +234,7 @@ namespace detail {
 void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
   const std::string what = describe_launch(cfg);
   auto fail = [&](const std::string& call, hipError_t e) {
+    (void)hipGetLastError();  // a failed launch also sets the last error: clear it so later launches check clean
     throw Error("hip: launch of " + what + ": " + call + " failed: " + hipGetErrorName(e) + " (" +
                 hipGetErrorString(e) + ")");
   };
