@@ -1,0 +1,176 @@
+// Per-token-group FP8 quantization kernel: one wave per work item (one group, or the four groups of one packed
+// UE8M0 word), grid-stride over items. Per group: lane l reads elements l, l+W, ... (W = warpSize at run time),
+// amax by a butterfly __shfl_xor reduction over all W lanes (NaN propagates), the recipe's scale in fp32 exactly
+// as reference/formats/recipes.cpp, then x/s or x*fl(1/s), optional clamp, and the e4m3 cast (fp8_codec.hpp).
+// The wave32_reduction variant starts the butterfly at 16 (a wave-32 assumption) and broadcasts lane 0's amax:
+// on wave 64 the scale only covers lanes 0..31.
+#include <cmath>
+
+#include "kernels/port/hip_port.hpp"
+#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/quant_fp8/quant_launch_detail.hpp"
+#include "kernels/skinny_gemm/skinny_convert.hpp"
+
+namespace dsv4::kernels::quant {
+namespace {
+
+struct QParams {
+  const void* x;
+  std::uint8_t* xq;
+  void* scales;
+  long long m, k, group, groups, items_per_row, items, ld;
+  int dtype;      // 0 bf16, 1 f16, 2 f32
+  int layout;     // 0 row_major, 1 mn_major, 2 packed
+  int gpi;        // groups per item
+  int rule;       // ScaleRule
+  float floor, em;
+  int divide, clamp, saturate, fnuz, buggy;
+};
+
+__device__ __forceinline__ float load_x(const QParams& p, long long i) {
+  if (p.dtype == 2) return port::global_load(static_cast<const float*>(p.x) + i);
+  const std::uint16_t h = port::global_load(static_cast<const std::uint16_t*>(p.x) + i);
+  return p.dtype == 1 ? skinny::f16_to_f32(h) : skinny::bf16_to_f32(h);
+}
+
+__device__ __forceinline__ float fmax_nan(float a, float b) {
+  if (a != a || b != b) return a != a ? a : b;
+  return a < b ? b : a;
+}
+
+__device__ __forceinline__ int log2_ceil_bits(float v) {
+  const std::uint32_t b = fp8::f32_bits(v);
+  return static_cast<int>((b >> 23) & 0xFFu) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0);
+}
+
+struct Scale {
+  float s;
+  std::uint32_t byte;  // UE8M0 byte (power-of-two rules)
+};
+
+__device__ __forceinline__ Scale pow2_scale(int k, bool clamp_byte) {
+  int byte = k + 127;
+  if (clamp_byte) byte = byte < 0 ? 0 : (byte > 255 ? 255 : byte);
+  const std::uint32_t b = (byte >= 0 && byte <= 255) ? static_cast<std::uint32_t>(byte) : 0u;
+  return {fp8::pow2f(k), b};
+}
+
+__device__ __forceinline__ Scale nan_scale() { return {fp8::bits_f32(0x7fc00000u), 0xFFu}; }
+
+__device__ __forceinline__ Scale compute_scale(const QParams& p, float amax) {
+  switch (static_cast<ScaleRule>(p.rule)) {
+    case ScaleRule::plain: return {fmax_nan(amax, p.floor) / p.em, 0u};
+    case ScaleRule::bits_ceil_mul: return pow2_scale(log2_ceil_bits(fmax_nan(amax, p.floor) * (1.0f / p.em)), false);
+    case ScaleRule::log2_ceil: {
+      const float c = ceilf(log2f(fmax_nan(amax, p.floor) / p.em));
+      if (c != c) return nan_scale();
+      return pow2_scale(static_cast<int>(c < -1000.f ? -1000.f : (c > 1000.f ? 1000.f : c)), true);
+    }
+    case ScaleRule::ue8m0_ceil: {
+      const std::uint32_t b = fp8::f32_bits(fmax_nan(amax, p.floor) / p.em);
+      int e = static_cast<int>(((b >> 23) & 0xFFu) + ((b & 0x7FFFFFu) != 0 ? 1u : 0u));
+      e = e < 1 ? 1 : (e > 254 ? 254 : e);
+      return pow2_scale(e - 127, false);
+    }
+    case ScaleRule::tk_ceil: {
+      const std::uint32_t b = fp8::f32_bits(fmax_nan(amax, p.floor) / p.em);
+      return pow2_scale(static_cast<int>(((b - 1u) >> 23) + 1u) - 127, false);
+    }
+    case ScaleRule::scale_floor_log2: {
+      const float c = ceilf(log2f(fmax_nan(amax / p.em, p.floor)));
+      if (c != c) return nan_scale();
+      return pow2_scale(static_cast<int>(c < -1000.f ? -1000.f : (c > 1000.f ? 1000.f : c)), false);
+    }
+  }
+  return {0.f, 0u};
+}
+
+// amax over the wave: butterfly over all lanes (fixed), or from offset 16 only (the wave-32 assumption).
+__device__ __forceinline__ float wave_amax(float v, bool buggy) {
+  const int start = buggy ? 16 : warpSize / 2;
+  for (int off = start; off > 0; off >>= 1) v = fmax_nan(v, __shfl_xor(v, off));
+  return buggy ? __shfl(v, 0) : v;
+}
+
+__global__ void __launch_bounds__(256) quant_fp8_kernel(QParams p) {
+  const int lane = static_cast<int>(threadIdx.x) % warpSize;
+  const int wave = static_cast<int>(threadIdx.x) / warpSize;
+  const int wpb = static_cast<int>(blockDim.x) / warpSize;
+  const long long stride = static_cast<long long>(gridDim.x) * wpb;
+  for (long long item = static_cast<long long>(blockIdx.x) * wpb + wave; item < p.items; item += stride) {
+    const long long m = item / p.items_per_row;
+    const long long c = item % p.items_per_row;
+    std::uint32_t word = 0;
+    for (int j = 0; j < p.gpi; ++j) {
+      const long long g = c * p.gpi + j;
+      if (g >= p.groups) break;  // uniform over the wave
+      const long long k0 = g * p.group;
+      const long long k1 = (k0 + p.group < p.k) ? k0 + p.group : p.k;
+      float amax = 0.f;
+      for (long long kk = k0 + lane; kk < k1; kk += warpSize) amax = fmax_nan(amax, fabsf(load_x(p, m * p.k + kk)));
+      amax = wave_amax(amax, p.buggy != 0);
+      const Scale sc = compute_scale(p, amax);
+      const float inv = 1.0f / sc.s;
+      for (long long kk = k0 + lane; kk < k1; kk += warpSize) {
+        const float xv = load_x(p, m * p.k + kk);
+        float y = p.divide ? xv / sc.s : xv * inv;
+        if (p.clamp && fabsf(y) > p.em) y = copysignf(p.em, y);
+        port::global_store(p.xq + m * p.k + kk, fp8::encode_e4m3(y, p.fnuz != 0, p.saturate != 0));
+      }
+      if (lane == 0) {
+        if (p.layout == 0) port::global_store(static_cast<float*>(p.scales) + m * p.groups + g, sc.s);
+        else if (p.layout == 1) port::global_store(static_cast<float*>(p.scales) + g * p.ld + m, sc.s);
+        else word |= sc.byte << (8 * j);
+      }
+    }
+    if (lane == 0) {
+      if (p.layout == 2) port::global_store(static_cast<int*>(p.scales) + c * p.ld + m, static_cast<int>(word));
+      if (p.layout != 0 && m == p.m - 1) {  // the last row's item also zeroes the padding rows of its column(s)
+        for (long long r = p.m; r < p.ld; ++r) {
+          if (p.layout == 1) port::global_store(static_cast<float*>(p.scales) + c * p.ld + r, 0.f);
+          else port::global_store(static_cast<int*>(p.scales) + c * p.ld + r, 0);
+        }
+      }
+    }
+  }
+}
+
+}  // namespace
+
+void launch_quant_kernel(const QuantPlan& plan, const QuantBuffers& io, port::Stream& stream) {
+  QParams p{};
+  p.x = io.x;
+  p.xq = static_cast<std::uint8_t*>(io.x_q);
+  p.scales = io.scales;
+  p.m = plan.shape.m;
+  p.k = plan.shape.k;
+  p.group = plan.options.group_size;
+  p.groups = plan.groups;
+  p.items_per_row = plan.items_per_row;
+  p.items = plan.items;
+  p.ld = plan.scale_ld;
+  p.dtype = plan.shape.dtype == InputType::bf16 ? 0 : (plan.shape.dtype == InputType::f16 ? 1 : 2);
+  p.layout = static_cast<int>(plan.options.layout);
+  p.gpi = plan.groups_per_item;
+  p.rule = static_cast<int>(plan.rule);
+  p.floor = plan.amax_floor;
+  p.em = plan.elem_max;
+  p.divide = plan.divide;
+  p.clamp = plan.clamp;
+  p.saturate = plan.saturate;
+  p.fnuz = plan.fp8 == Fp8::e4m3fnuz;
+  p.buggy = plan.options.variant == QuantVariant::wave32_reduction;
+  const std::size_t esz = plan.shape.dtype == InputType::f32 ? 4 : 2;
+  const auto mk = static_cast<std::size_t>(plan.shape.m * plan.shape.k);
+  port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(plan.grid)), port::Dim3(static_cast<unsigned>(plan.block)),
+                         0, &stream, p.buggy ? "per_token_group_quant_fp8<wave32_reduction>" : "per_token_group_quant_fp8",
+                         {port::reads(io.x, mk * esz, "x"), port::writes(io.x_q, mk, "x_q"),
+                          port::writes(io.scales, plan.scale_bytes, "x_s")}};
+  try {
+    port::launch(quant_fp8_kernel, cfg, p);
+  } catch (const port::Error& e) {
+    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
+  }
+}
+
+}  // namespace dsv4::kernels::quant
