@@ -9,7 +9,7 @@ print("%5s %6s %6s %10s" % ("N", "K", "M", "torch_us"))
 for n in (1, 4, 16, 32, 64, 128):
     for k in (2048, 7168, 16384):
         for m in (1024, 4096, 7168):
-            copies = max(1, min(16, (240 << 20) // (m * k * 2) + 1))
+            copies = max(1, min(32, (240 << 20) // (m * k * 2) + 1))
             bs = [torch.randn(m, k, device="cuda", dtype=torch.bfloat16) * 0.02 for _ in range(copies)]
             a = torch.randn(n, k, device="cuda", dtype=torch.bfloat16)
             out = torch.empty(n, m, device="cuda", dtype=torch.bfloat16)

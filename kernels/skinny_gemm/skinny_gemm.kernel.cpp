@@ -13,10 +13,6 @@
 #include "kernels/skinny_gemm/skinny_convert.hpp"
 #include "kernels/skinny_gemm/skinny_launch_detail.hpp"
 
-#if defined(DSV4_BACKEND_CUDA)
-#include <cuda_runtime.h>
-#endif
-
 #if defined(DSV4_BACKEND_SIM)
 #define SKINNY_UNROLL
 #else
@@ -271,13 +267,6 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
   if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
   const bool f16 = s.dtype == ElemType::f16;
   auto* kernel = f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;
-#if defined(DSV4_BACKEND_CUDA)
-  // Dynamic shared memory above 48 KiB needs an opt-in per kernel (see /work/notes/skinny_needs.md).
-  if (cudaFuncSetAttribute(reinterpret_cast<const void*>(kernel), cudaFuncAttributeMaxDynamicSharedMemorySize,
-                           static_cast<int>(ka.lds_bytes)) != cudaSuccess)
-    throw port::Error("skinny_gemm: cudaFuncSetAttribute(MaxDynamicSharedMemorySize=" +
-                      std::to_string(ka.lds_bytes) + ") failed for " + plan.describe());
-#endif
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
                          ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges)};
   try {
