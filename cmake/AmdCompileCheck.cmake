@@ -7,7 +7,7 @@
 # at build time from oclc_isa_version_90a.bc in a build-tree device-lib folder that links every shipped library.
 # An arch the compiler does not know (gfx950 with clang-19) is not built; its ctest reports Skipped with the reason.
 #
-# Provides: DSV4_AMD_COMPILE_CHECK (option), DSV4_AMD_ARCHS (built), DSV4_AMD_SKIPPED_ARCHS + _REASON_<arch>,
+# Provides: DSV4_AMD_COMPILE_CHECK (AUTO/ON/OFF), DSV4_AMD_ENABLED, DSV4_AMD_ARCHS (built), DSV4_AMD_SKIPPED_ARCHS + _REASON_<arch>,
 #           dsv4_amd_device_objects(<target> OUTPUT_DIR <dir> SOURCES <tu>... [ALL]), target dsv4_amd_objects
 #           (kernels/ objects in DSV4_AMD_OBJECTS_DIR/<arch>). The budget ctests are in tests/kernels/amd/.
 set(DSV4_AMD_WANTED_ARCHS gfx90a gfx942 gfx950 CACHE STRING "AMD archs the compile check builds for")
@@ -27,19 +27,29 @@ foreach(v DSV4_AMD_CLANGXX DSV4_AMD_LLVM_DIS DSV4_AMD_LLVM_AS DSV4_AMD_READELF D
     list(APPEND _amd_missing ${v})
   endif()
 endforeach()
-if(_amd_missing)
-  set(_amd_default OFF)
+# AUTO (default): ON exactly when the toolchain is found; re-evaluated at every configure, so installing the
+# packages later (tools/scripts/deps.sh --with-amd) turns the check on in an existing build folder.
+set(DSV4_AMD_COMPILE_CHECK AUTO CACHE STRING
+    "Compile every kernel for AMD targets and check LDS/register budgets: ON, OFF or AUTO (ON when found)")
+set_property(CACHE DSV4_AMD_COMPILE_CHECK PROPERTY STRINGS AUTO ON OFF)
+if(DSV4_AMD_COMPILE_CHECK STREQUAL "AUTO")
+  if(_amd_missing)
+    set(DSV4_AMD_ENABLED OFF)
+  else()
+    set(DSV4_AMD_ENABLED ON)
+  endif()
+elseif(DSV4_AMD_COMPILE_CHECK)
+  set(DSV4_AMD_ENABLED ON)
 else()
-  set(_amd_default ON)
+  set(DSV4_AMD_ENABLED OFF)
 endif()
-option(DSV4_AMD_COMPILE_CHECK "Compile every kernel for AMD targets and check LDS/register budgets" ${_amd_default})
 
-if(NOT DSV4_AMD_COMPILE_CHECK)
+if(NOT DSV4_AMD_ENABLED)
   if(_amd_missing)
     message(STATUS "AMD compile check: OFF (not found: ${_amd_missing}; `tools/scripts/deps.sh --with-amd` "
                    "installs clang-19, llvm-19, lld-19, rocm-device-libs, libamdhip64-dev)")
   else()
-    message(STATUS "AMD compile check: OFF (DSV4_AMD_COMPILE_CHECK=OFF)")
+    message(STATUS "AMD compile check: OFF (DSV4_AMD_COMPILE_CHECK=${DSV4_AMD_COMPILE_CHECK})")
   endif()
   function(dsv4_amd_device_objects)
   endfunction()
@@ -47,7 +57,7 @@ if(NOT DSV4_AMD_COMPILE_CHECK)
 endif()
 if(_amd_missing)
   message(FATAL_ERROR "DSV4_AMD_COMPILE_CHECK=ON but not found: ${_amd_missing}. Run `tools/scripts/deps.sh "
-                      "--with-amd` (or configure with -DDSV4_AMD_COMPILE_CHECK=OFF).")
+                      "--with-amd` (or configure with -DDSV4_AMD_COMPILE_CHECK=OFF or AUTO).")
 endif()
 
 set(DSV4_AMD_DIR ${CMAKE_BINARY_DIR}/amd)

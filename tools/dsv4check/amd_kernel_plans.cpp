@@ -9,6 +9,8 @@
 #include <string>
 
 #include "kernels/port/arch.hpp"
+#include "kernels/merge_attn_states/merge_plan.hpp"
+#include "kernels/quant_fp8/quant_plan.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 namespace dsv4::amd {
@@ -50,12 +52,69 @@ KernelExpectation skinny_expectation(std::string_view arch) {
   return e;
 }
 
+// merge_attn_states: the plan says no LDS (lds_bytes 0); the sweep confirms it over dtypes and head sizes.
+KernelExpectation merge_expectation(std::string_view arch) {
+  namespace mg = dsv4::kernels::merge;
+  const port::ArchProfile& prof = plan_profile(arch);
+  KernelExpectation e;
+  e.static_lds = 0;
+  std::size_t admitted = 0;
+  for (mg::ElemType t : {mg::ElemType::f32, mg::ElemType::f16, mg::ElemType::bf16})
+    for (std::int64_t d : {64, 128, 512})
+      for (std::int64_t tokens : {1, 7, 4096}) {
+        mg::MergeShape s;
+        s.t = tokens;
+        s.h = 16;
+        s.d = d;
+        s.dtype = t;
+        const mg::MergePlan p = mg::make_merge_plan(s, prof);
+        if (!p.ok) continue;
+        ++admitted;
+        e.dynamic_lds = std::max(e.dynamic_lds, p.lds_bytes);
+        e.workgroup_size = std::max(e.workgroup_size, p.block);
+      }
+  e.source = "merge plan sweep (" + std::string(prof.name) + " profile), " + std::to_string(admitted) +
+             " admitted plans";
+  return e;
+}
+
+// per_token_group_quant_fp8: the plan says no LDS; the sweep covers dtypes, group sizes and scale layouts.
+KernelExpectation quant_expectation(std::string_view arch) {
+  namespace qu = dsv4::kernels::quant;
+  const port::ArchProfile& prof = plan_profile(arch);
+  KernelExpectation e;
+  e.static_lds = 0;
+  std::size_t admitted = 0;
+  for (qu::InputType t : {qu::InputType::bf16, qu::InputType::f16, qu::InputType::f32})
+    for (std::int64_t g : {32, 128, 4096})
+      for (qu::ScaleLayout l : {qu::ScaleLayout::row_major, qu::ScaleLayout::mn_major})
+        for (std::int64_t m : {1, 33, 8192}) {
+          qu::QuantShape s;
+          s.m = m;
+          s.k = 4096;
+          s.dtype = t;
+          qu::QuantOptions o;
+          o.group_size = g;
+          o.layout = l;
+          const qu::QuantPlan p = qu::make_quant_plan(s, prof, o);
+          if (!p.ok) continue;
+          ++admitted;
+          e.dynamic_lds = std::max(e.dynamic_lds, p.lds_bytes);
+          e.workgroup_size = std::max(e.workgroup_size, p.block);
+        }
+  e.source = "quant plan sweep (" + std::string(prof.name) + " profile), " + std::to_string(admitted) +
+             " admitted plans";
+  return e;
+}
+
 struct Family {
   std::string_view name_contains;  // in the demangled kernel name
   KernelExpectation (*expectation)(std::string_view arch);
 };
 constexpr Family kFamilies[] = {
     {"dsv4::kernels::skinny::", skinny_expectation},
+    {"dsv4::kernels::merge::", merge_expectation},
+    {"dsv4::kernels::quant::", quant_expectation},
 };
 
 }  // namespace

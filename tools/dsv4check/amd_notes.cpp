@@ -189,7 +189,8 @@ Occupancy estimate_occupancy(const KernelResources& k, const ArchBudget& arch, s
   // One workgroup needs ceil(waves/group / SIMDs) wave slots per SIMD that its registers allow.
   if (std::min(o.by_vgprs, o.by_sgprs) < ceil_div(static_cast<std::size_t>(waves_per_group), arch.simds_per_cu))
     o.waves_per_simd = 0;
-  if (o.waves_per_simd == o.by_vgprs) o.limiter = "vgprs";
+  if (o.waves_per_simd == arch.max_waves_per_simd) o.limiter = "slots";
+  else if (o.waves_per_simd == o.by_vgprs) o.limiter = "vgprs";
   else if (o.waves_per_simd == o.by_sgprs) o.limiter = "sgprs";
   else if (o.waves_per_simd == o.by_lds) o.limiter = "lds";
   else if (o.waves_per_simd == o.by_slots) o.limiter = "slots";
@@ -220,15 +221,16 @@ KernelCheck check_kernel(const KernelResources& k, const ArchBudget& arch, const
   if (!e.scratch_allowed) {
     if (k.scratch > 0) v.push_back("uses " + std::to_string(k.scratch) + " B/lane of scratch; it promises none");
     if (k.dynamic_stack) v.push_back("uses a dynamic stack; it promises no scratch");
-    if (k.vgpr_spills > 0 || k.sgpr_spills > 0)
-      v.push_back("spills " + std::to_string(k.vgpr_spills) + " VGPRs and " + std::to_string(k.sgpr_spills) +
-                  " SGPRs; it promises none");
+    // VGPR spills always go to scratch memory. SGPR spills go to VGPR lanes (v_writelane), which costs VGPRs
+    // but no memory; if they reach memory, the scratch size above is non-zero and says so.
+    if (k.vgpr_spills > 0)
+      v.push_back("spills " + std::to_string(k.vgpr_spills) + " VGPRs to scratch; it promises no scratch");
   }
   if (c.workgroup_size > k.max_workgroup_size)
     v.push_back("launched with " + std::to_string(c.workgroup_size) + " threads per workgroup, above the " +
                 "object's .max_flat_workgroup_size " + std::to_string(k.max_workgroup_size));
   c.occupancy = estimate_occupancy(k, arch, lds, c.workgroup_size);
-  if (c.occupancy.waves_per_simd == 0)
+  if (c.occupancy.waves_per_simd == 0 && lds <= arch.lds_per_cu)  // (too much LDS is reported above)
     v.push_back("a workgroup of " + std::to_string(c.workgroup_size) + " threads does not fit one CU (" +
                 std::to_string(k.vgprs) + " VGPRs, " + std::to_string(k.sgprs) + " SGPRs, " + kib(lds) + " LDS)");
   return c;

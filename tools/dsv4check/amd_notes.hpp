@@ -63,7 +63,8 @@ std::string known_arch_names();  // "gfx90a, gfx942, gfx950"
 struct KernelExpectation {
   std::size_t dynamic_lds = 0;              // largest dynamic LDS any admitted plan launches with (bytes)
   std::optional<std::size_t> static_lds;    // the plan's static LDS: must equal the object's (cross-check)
-  bool scratch_allowed = false;             // default promise: no scratch, no spills, no dynamic stack
+  bool scratch_allowed = false;             // default promise: no scratch, no VGPR spills, no dynamic stack
+                                            // (SGPR spills into VGPR lanes are shown, not a violation)
   int workgroup_size = 0;                   // threads per workgroup; 0: the object's .max_flat_workgroup_size
   std::string source;                       // where the expectation came from ("skinny plan sweep", "--dynamic-lds")
 };

@@ -150,22 +150,24 @@ int run(const Options& o) {
     name_w = std::max(name_w, static_cast<int>(short_name(c.kernel.demangled).size()));
     obj_w = std::max(obj_w, static_cast<int>(c.kernel.object.size()));
   }
-  std::printf("%-*s %-*s %8s %8s %8s %5s %5s %5s %8s %7s %5s %-10s %s\n", name_w, "kernel", obj_w, "object",
-              "LDS-stat", "LDS-dyn", "LDS-cap", "VGPR", "AGPR", "SGPR", "scratch", "spills", "wg", "waves/SIMD",
+  std::printf("%-*s %-*s %8s %8s %8s %5s %5s %5s %8s %8s %5s %-10s %s\n", name_w, "kernel", obj_w, "object",
+              "LDS-stat", "LDS-dyn", "LDS-cap", "VGPR", "AGPR", "SGPR", "scratch", "spillV/S", "wg", "waves/SIMD",
               "status");
   std::size_t failed = 0;
   for (const auto& c : checks) {
     const auto& k = c.kernel;
     std::string waves = std::to_string(c.occupancy.waves_per_simd) + " (" + c.occupancy.limiter + ")";
-    std::printf("%-*s %-*s %8llu %8zu %8zu %5d %5d %5d %8llu %7d %5d %-10s %s\n", name_w,
+    std::printf("%-*s %-*s %8llu %8zu %8zu %5d %5d %5d %8llu %8s %5d %-10s %s\n", name_w,
                 short_name(k.demangled).c_str(), obj_w, k.object.c_str(), static_cast<unsigned long long>(k.static_lds), c.expected.dynamic_lds,
                 c.lds_capacity, k.vgprs, k.agprs, k.sgprs, static_cast<unsigned long long>(k.scratch),
-                k.vgpr_spills + k.sgpr_spills, c.workgroup_size, waves.c_str(), c.violations.empty() ? "ok" : "VIOLATION");
+                (std::to_string(k.vgpr_spills) + "/" + std::to_string(k.sgpr_spills)).c_str(), c.workgroup_size, waves.c_str(), c.violations.empty() ? "ok" : "VIOLATION");
     if (!c.violations.empty()) ++failed;
   }
   std::printf("\n");
   for (const auto& c : checks) {
-    std::printf("  %s: dynamic LDS from %s\n", short_name(c.kernel.demangled).c_str(), c.expected.source.c_str());
+    if (c.expected.source != "no plan")
+      std::printf("  %s: expectations from %s\n", short_name(c.kernel.demangled).c_str(),
+                  c.expected.source.c_str());
     for (const auto& v : c.violations)
       std::printf("  VIOLATION %s [%s]: %s\n", short_name(c.kernel.demangled).c_str(), c.kernel.object.c_str(),
                   v.c_str());

@@ -86,7 +86,8 @@ TEST(AmdNotes, ParsesEveryBudgetFieldOfEachKernel) {
 TEST(AmdNotes, RejectsTextWithoutMetadataOrWithMissingFields) {
   EXPECT_THROW(parse_notes("Displaying notes found in: .note\n", "empty"), NotesError);
   std::string no_vgpr = kNotes;
-  no_vgpr.erase(no_vgpr.find("    .vgpr_count:     82\n"), 25);
+  const std::string vgpr_line = "    .vgpr_count:     82\n";
+  no_vgpr.erase(no_vgpr.find(vgpr_line), vgpr_line.size());
   try {
     parse_notes(no_vgpr, "novgpr");
     FAIL() << "a kernel without .vgpr_count was accepted";
@@ -157,9 +158,14 @@ TEST(AmdBudget, ScratchSpillsWaveSizeTargetAndPlanCrossCheck) {
   k.scratch = 16;
   k.vgpr_spills = 2;
   KernelExpectation e;
-  EXPECT_EQ(check_kernel(k, a, e).violations.size(), 2u);  // scratch + spills
+  EXPECT_EQ(check_kernel(k, a, e).violations.size(), 2u);  // scratch + VGPR spills
   e.scratch_allowed = true;
   EXPECT_TRUE(check_kernel(k, a, e).violations.empty());
+  k = kernel(32, 30, 1024, 256);
+  k.sgpr_spills = 6;  // into VGPR lanes, no scratch: shown, not a violation
+  EXPECT_TRUE(check_kernel(k, a, {}).violations.empty());
+  k.dynamic_stack = true;
+  EXPECT_EQ(check_kernel(k, a, {}).violations.size(), 1u);
   k = kernel(32, 30, 1024, 256);
   k.wave_size = 32;
   EXPECT_EQ(check_kernel(k, a, {}).violations.size(), 1u);
@@ -191,7 +197,7 @@ std::string slurp(const fs::path& p) {
 std::vector<std::string> built_archs() {
   std::vector<std::string> out;
   std::stringstream ss(DSV4_AMD_BUILT_ARCHS);
-  for (std::string a; std::getline(ss, a, ';');)
+  for (std::string a; std::getline(ss, a, ',');)
     if (!a.empty()) out.push_back(a);
   return out;
 }
