@@ -10,10 +10,14 @@ function(dsv4_add_gtest name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE dsv4_test_support ${T_LIBS})
   dsv4_warnings(${name})
-  # A list value must reach set_tests_properties as one argument: escape its semicolons.
-  string(REPLACE ";" "\\;" labels_arg "${T_LABELS}")
   gtest_discover_tests(${name}
-    PROPERTIES LABELS "${labels_arg}" TIMEOUT ${T_TIMEOUT}
-               SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+    PROPERTIES TIMEOUT ${T_TIMEOUT} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
+    TEST_LIST ${name}_TESTS
     DISCOVERY_TIMEOUT 120)
+  # Labels are a list, which does not survive gtest_discover_tests' PROPERTIES plumbing: apply them
+  # from a ctest include file that runs after the discovered tests are defined.
+  set(label_file ${CMAKE_CURRENT_BINARY_DIR}/${name}_labels.cmake)
+  file(WRITE ${label_file}
+       "if(DEFINED ${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${T_LABELS}\")\nendif()\n")
+  set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
 endfunction()
