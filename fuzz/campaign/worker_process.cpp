@@ -29,11 +29,17 @@ void WorkerProcess::start() {
   posix_spawn_file_actions_adddup2(&fa, out[1], 1);
   posix_spawn_file_actions_addclose(&fa, in[1]);
   posix_spawn_file_actions_addclose(&fa, out[0]);
+  // The worker leads its own process group, so a kill reaches anything it started too.
+  posix_spawnattr_t attr;
+  posix_spawnattr_init(&attr);
+  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP);
+  posix_spawnattr_setpgroup(&attr, 0);
   std::vector<char*> args;
   for (auto& a : argv_) args.push_back(a.data());
   args.push_back(nullptr);
-  int rc = posix_spawn(&pid_, argv_[0].c_str(), &fa, nullptr, args.data(), environ);
+  int rc = posix_spawn(&pid_, argv_[0].c_str(), &fa, &attr, args.data(), environ);
   posix_spawn_file_actions_destroy(&fa);
+  posix_spawnattr_destroy(&attr);
   close(in[0]);
   close(out[1]);
   if (rc != 0) {
@@ -50,7 +56,7 @@ void WorkerProcess::start() {
 void WorkerProcess::stop(bool kill_it) {
   if (pid_ <= 0) return;
   if (to_child_ >= 0) close(to_child_);
-  if (kill_it) kill(pid_, SIGKILL);
+  if (kill_it) kill(-pid_, SIGKILL);
   int st;
   waitpid(pid_, &st, 0);
   if (from_child_ >= 0) close(from_child_);
