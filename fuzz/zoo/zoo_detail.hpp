@@ -1,0 +1,33 @@
+// Internals shared by the zoo's entry files: the entry lists and the two judging helpers (a registry op
+// run through the implementation under test, and a mutant's outputs judged by the oracle).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "fuzz/zoo/zoo.hpp"
+#include "oracle/judge.hpp"
+
+namespace dsv4::fuzz::zoo::detail {
+
+std::vector<ZooEntry> skinny_entries();     // 1, 2, 3, 4 (zoo_skinny.cpp, zoo_streams.cpp)
+std::vector<ZooEntry> stream_entries();     // 3, 4
+std::vector<ZooEntry> kernel_entries();     // 5, 9 (zoo_kernels.cpp)
+std::vector<ZooEntry> format_entries();     // 6, 7, 8 (mutant_formats.cpp)
+std::vector<ZooEntry> preload_entries();    // 10 (mutant_preload.cpp)
+std::vector<ZooEntry> attention_entries();  // 11, 12 (mutant_attention.cpp)
+
+// Generates op `op`'s case for `shape` from `seed`, runs the kernel of this backend with `variant` (and
+// sim wave size `wave`, 0 = profile's), and turns the oracle verdict and the sim report into findings.
+Probe probe_kernel(const std::string& op, const Json& shape, std::uint64_t seed, const std::string& variant,
+                   int wave = 0);
+
+// Findings of a judge result: NaN/inf placement mismatches -> nan_placement; other failures ->
+// `value_detector` (oracle_localisation or exact_bits), each with the oracle's summary line.
+void add_verdict_findings(const oracle::JudgeResult& r, Detector value_detector, Probe& p);
+
+// Judges a mutant's outputs against expected ones with one oracle policy for every output, through a
+// throwaway descriptor named `name` (the same oracle::judge a kernel goes through).
+oracle::JudgeResult judge_mutant(const std::string& name, const Outputs& expected, const Outputs& actual,
+                                 const OracleSpec& spec);
+
+}  // namespace dsv4::fuzz::zoo::detail
