@@ -83,10 +83,12 @@ OpCase Fixture::to_case() const {
 Fixture parse_fixture(const SafetensorsFile& file) {
   const std::string& src = file.source;
   const auto& md = file.metadata;
-  for (auto& [k, v] : md)
-    if (std::find_if(std::begin(kKnownMetadata), std::end(kKnownMetadata), [&](const char* n) { return k == n; }) ==
+  for (const auto& entry : md) {
+    const std::string& k = entry.first;
+    if (std::find_if(std::begin(kKnownMetadata), std::end(kKnownMetadata), [&k](const char* n) { return k == n; }) ==
         std::end(kKnownMetadata))
       fail(src, fmt::format("unknown metadata key '{}' (known: schema, op, attrs, seed, source, note)", k));
+  }
 
   auto schema = md.find("schema");
   if (schema == md.end()) fail(src, fmt::format("metadata key 'schema' is missing (expected \"{}\")", kFixtureSchema));
