@@ -7,10 +7,13 @@ namespace dsv4::kernels {
 void register_merge_attn_states_kernel(KernelRegistry& r);
 void register_per_token_group_quant_fp8_kernel(KernelRegistry& r);
 
+void register_skinny_gemm_kernel(KernelRegistry& r);
+
 void register_builtin_kernels(KernelRegistry& r) {
   (void)r;
   register_merge_attn_states_kernel(r);
   register_per_token_group_quant_fp8_kernel(r);
+  register_skinny_gemm_kernel(r);
 }
 
 }  // namespace dsv4::kernels

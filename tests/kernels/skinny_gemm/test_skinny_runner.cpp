@@ -1,0 +1,83 @@
+// The skinny GEMM through the kernel registry (as check/zoo tools run it): kernel vs dsv4::run_reference
+// ("skinny_gemm", the float64 reference of ops.md §6) per element, on the op's own generator (padded a rows hold
+// NaN, every bias shape), plus the readback_one_pass zoo variant at the bug shape on the gfx950 profile.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/kernel_registry.hpp"
+#include "kernels/port/runtime.hpp"
+#include "reference/registry/registry.hpp"
+#include "tests/support/seed.hpp"
+
+namespace {
+
+using dsv4::Json;
+
+// Elements whose |kernel - reference| exceeds 1 ulp of the output format at |reference| plus 1e-4 (fp32
+// accumulation slack for K <= 5248 at these input scales); returns failing rows.
+std::vector<std::int64_t> failing_rows(const dsv4::Tensor& got, const dsv4::Tensor& ref) {
+  std::vector<std::int64_t> rows;
+  const int mant = got.dtype() == dsv4::DType::BF16 ? 7 : 10;
+  for (std::int64_t n = 0; n < got.size(0); ++n)
+    for (std::int64_t m = 0; m < got.size(1); ++m) {
+      const double g = got.get({n, m}), r = ref.get({n, m});
+      const double ulp = std::ldexp(1.0, (r == 0 ? -24 : std::max(std::ilogb(r), -14)) - mant);
+      if (!(std::fabs(g - r) <= ulp + 1e-4)) {
+        rows.push_back(n);
+        break;
+      }
+    }
+  return rows;
+}
+
+dsv4::Outputs run_kernel(const dsv4::OpCase& c, const dsv4::kernels::RunOptions& o, Json* plan) {
+  const auto* k = dsv4::kernels::KernelRegistry::instance().find("skinny_gemm");
+  EXPECT_NE(k, nullptr);
+  dsv4::Outputs ref = dsv4::run_reference("skinny_gemm", c);
+  dsv4::Outputs outs;
+  for (auto& [name, t] : ref) {
+    outs[name] = t.clone();
+    outs[name].fill_bytes(0xff);  // poison
+  }
+  *plan = k->run(c, outs, o);
+  return outs;
+}
+
+}  // namespace
+
+TEST(SkinnyRunner, MatchesRegistryReferenceOnGeneratedCases) {
+  if (!dsv4::port::device_available()) GTEST_SKIP() << dsv4::port::device_unavailable_reason();
+  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
+  auto rng = dsv4::test::rng_for_current_test();
+  std::vector<Json> shapes = d.default_shapes;
+  shapes.push_back(Json{{"N", 65}, {"K", 1032}, {"M", 40}, {"Kap", 1048}, {"dtype", "bf16"}, {"bias", "1m"}});
+  shapes.push_back(Json{{"N", 128}, {"K", 2056}, {"M", 16}, {"dtype", "fp16"}, {"bias", "nm"}});
+  for (const Json& sh : shapes) {
+    const dsv4::OpCase c = d.generate(rng, sh);
+    Json plan;
+    const dsv4::Outputs got = run_kernel(c, {}, &plan);
+    const dsv4::Outputs ref = dsv4::run_reference("skinny_gemm", c);
+    const auto bad = failing_rows(got.at("out"), ref.at("out"));
+    EXPECT_TRUE(bad.empty()) << sh.dump() << " " << plan.value("text", "") << ": first failing row " << bad.front();
+    EXPECT_EQ(plan.at("k_shards").get<std::int64_t>() * plan.at("k_shard_size").get<std::int64_t>() >=
+                  sh.at("K").get<std::int64_t>(),
+              true);
+  }
+}
+
+TEST(SkinnyRunner, ZooVariantReadbackOnePassFailsOnlyTheSecondNTile) {
+  if (dsv4::port::backend() != dsv4::port::Backend::sim) GTEST_SKIP() << "the planted LDS overflow is run on sim only";
+  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
+  auto rng = dsv4::test::rng_for_current_test();
+  const dsv4::OpCase c = d.generate(rng, Json{{"N", 80}, {"K", 5248}, {"M", 16}, {"dtype", "bf16"}, {"bias", "m"}});
+  dsv4::kernels::RunOptions o;
+  o.arch = "gfx950";
+  o.variant = "readback_one_pass";
+  Json plan;
+  const dsv4::Outputs got = run_kernel(c, o, &plan);
+  const auto bad = failing_rows(got.at("out"), dsv4::run_reference("skinny_gemm", c).at("out"));
+  ASSERT_FALSE(bad.empty()) << plan.value("text", "");
+  for (std::int64_t r : bad) EXPECT_GE(r, 64) << "row " << r << " is in N-tile 0, which fits the LDS";
+  EXPECT_EQ(plan.at("tile_map").at("row_tile").get<std::int64_t>(), 64);
+}
