@@ -159,7 +159,10 @@ void add_verdict_findings(const oracle::JudgeResult& r, Detector value_detector,
     const auto cnt = [&](const char* k) { auto it = v.counts.find(k); return it == v.counts.end() ? 0 : it->second; };
     const std::int64_t nan_inf = cnt("nan_mismatch") + cnt("inf_mismatch");
     const std::string line = oracle::summary_line(v);
-    if (nan_inf > 0) p.findings.push_back({Detector::nan_placement, line});
+    if (nan_inf > 0)
+      p.findings.push_back({Detector::nan_placement, fmt::format("{} NaN/Inf placement mismatches (NaN {}, Inf {}) in {}; {}",
+                                                                 nan_inf, cnt("nan_mismatch"), cnt("inf_mismatch"),
+                                                                 v.output, line)});
     if (v.failed > nan_inf) p.findings.push_back({value_detector, line});
   }
 }

@@ -38,7 +38,9 @@ bool sim() { return dsv4::port::sim::sim_active(); }
 TEST(Zoo, EveryIssueBugHasAnEntry) {
   for (const char* id : {"1", "2", "3", "4", "5", "6a", "6b", "7a", "7b", "7c", "8", "9", "11", "12"})
     EXPECT_NE(zoo::find_entry(id), nullptr) << id;
-  if (sim()) EXPECT_NE(zoo::find_entry("10"), nullptr);
+  if (sim()) {
+    EXPECT_NE(zoo::find_entry("10"), nullptr);
+  }
 }
 
 TEST(Zoo, Bug1ReadbackOnePassOverflowsLds) {
