@@ -207,3 +207,37 @@ TEST_F(MergeKernel, NanBothEmptyVariantCaughtWhereDefaultPasses) {
     EXPECT_GE(nan_rows, 8);
   }
 }
+
+TEST_F(MergeKernel, NanLseOneSidedUnderflowAndRawPosInf) {
+  auto rng = dsv4::test::rng_for_current_test();
+  OpCase c = generate(kOp, Json{{"T", 6}, {"H", 4}, {"D", 64}, {"dtype", "F32"}}, rng);
+  Tensor& pl = c.inputs.at("prefix_lse");
+  Tensor& sl = c.inputs.at("suffix_lse");
+  pl.set({1, 0}, kNaN);           // NaN propagates to the whole row and the lse
+  sl.set({2, 1}, kNaN);
+  pl.set({0, 4}, 150.0);          // |p - s| > 100: exp underflows on one side only
+  sl.set({0, 4}, 20.0);
+  pl.set({3, 5}, -130.0);
+  sl.set({3, 5}, 5.0);
+  const Checked r = run_and_judge(kOp, c);
+  expect_pass(r, "NaN lse / one-sided underflow");
+  EXPECT_TRUE(std::isnan(r.run.outputs.at("output").get({0, 1, 7})));
+  EXPECT_TRUE(std::isnan(r.run.outputs.at("output_lse").get({1, 0})));
+  EXPECT_EQ(r.run.outputs.at("output").get({4, 0, 3}), r.c.in("prefix_output").get({4, 0, 3}));  // weight exactly 1
+  // pos_inf_lse = raw (a kernel unaware of FA2's marker): the reference says NaN for +inf rows; so does the kernel.
+  OpCase raw = generate(kOp, Json{{"T", 5}, {"H", 2}, {"D", 32}, {"dtype", "F16"}}, rng);
+  raw.inputs.at("prefix_lse").set({1, 3}, kInf);
+  raw.attrs["pos_inf_lse"] = "raw";
+  expect_pass(run_and_judge(kOp, raw), "pos_inf_lse raw");
+}
+
+TEST(MergeKernelRegistry, BothKernelsRegisteredWithTheirBugZooVariants) {
+  const auto* m = kernels::KernelRegistry::instance().find("merge_attn_states");
+  const auto* q = kernels::KernelRegistry::instance().find("per_token_group_quant_fp8");
+  ASSERT_NE(m, nullptr);
+  ASSERT_NE(q, nullptr);
+  EXPECT_EQ(m->variants, (std::vector<std::string>{"default", "nan_both_empty"}));
+  EXPECT_EQ(q->variants, (std::vector<std::string>{"default", "wave32_reduction"}));
+  EXPECT_FALSE(m->check_shapes.empty());
+  EXPECT_FALSE(q->check_shapes.empty());
+}
