@@ -1,6 +1,8 @@
-// Backend-neutral parts of the runtime API: Dim3 printing and the launch log (bounded to the last 4096 launches).
+// Backend-neutral parts of the runtime API: Dim3 printing, the launch log (bounded to the last 4096 launches) and
+// the runtime observer slot (each backend calls it at its stream-ordering calls).
 #include "kernels/port/detail/launch_log.hpp"
 
+#include <atomic>
 #include <deque>
 #include <mutex>
 
@@ -11,6 +13,8 @@ std::string to_string(const Dim3& d) {
 }
 
 namespace {
+std::atomic<RuntimeObserver*> g_observer{nullptr};
+
 struct Log {
   std::mutex mu;
   std::deque<LaunchRecord> records;
@@ -21,6 +25,9 @@ Log& log() {
   return l;
 }
 }  // namespace
+
+void set_runtime_observer(RuntimeObserver* observer) { g_observer.store(observer); }
+RuntimeObserver* runtime_observer() { return g_observer.load(); }
 
 std::vector<LaunchRecord> launch_log() {
   std::lock_guard lock(log().mu);
@@ -33,13 +40,18 @@ void clear_launch_log() {
 }
 
 namespace detail {
-std::uint64_t record_launch(const LaunchConfig& cfg, const void* stream_native, bool captured) {
-  std::lock_guard lock(log().mu);
-  const std::uint64_t id = log().next_id++;
-  log().records.push_back(LaunchRecord{id, cfg.kernel_name ? cfg.kernel_name : "", cfg.grid, cfg.block,
-                                       cfg.dynamic_lds_bytes, stream_native, cfg.ranges, captured});
-  if (log().records.size() > 4096) log().records.pop_front();
-  return id;
+std::uint64_t record_launch(const LaunchConfig& cfg, const void* stream_native, bool captured, bool notify) {
+  LaunchRecord rec{0, cfg.kernel_name ? cfg.kernel_name : "", cfg.grid, cfg.block, cfg.dynamic_lds_bytes,
+                   stream_native, cfg.ranges, captured};
+  {
+    std::lock_guard lock(log().mu);
+    rec.id = log().next_id++;
+    log().records.push_back(rec);
+    if (log().records.size() > 4096) log().records.pop_front();
+  }
+  if (notify)
+    if (RuntimeObserver* o = runtime_observer()) o->on_launch(rec);
+  return rec.id;
 }
 
 std::string describe_launch(const LaunchConfig& cfg) {

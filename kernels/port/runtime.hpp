@@ -214,4 +214,32 @@ struct LaunchRecord {
 std::vector<LaunchRecord> launch_log();
 void clear_launch_log();
 
+// ---- runtime observer (additive hook for the stream-order race checker, kernels/race/runtime_observer.hpp) ------
+// One process-wide observer (nullptr = none) told about every stream-ordering runtime call, on every backend.
+// Handles are the native() pointers of Stream / Event / Graph / GraphExec. `captured`: the call was recorded into
+// the capturing stream's graph rather than run. Callbacks run on the calling host thread, before the call returns.
+class RuntimeObserver {
+ public:
+  virtual ~RuntimeObserver() = default;
+  virtual void on_launch(const LaunchRecord& launch) { (void)launch; }  // launch.captured: into a graph
+  // An async copy or memset ("memcpy_async", "memset_async") with the ranges it reads and writes.
+  virtual void on_memory_op(const void* stream, const char* op, const std::vector<BufferRange>& ranges,
+                            bool captured) { (void)stream; (void)op; (void)ranges; (void)captured; }
+  virtual void on_event_record(const void* event, const void* stream, bool captured) {
+    (void)event; (void)stream; (void)captured;
+  }
+  virtual void on_event_wait(const void* stream, const void* event, bool captured) {
+    (void)stream; (void)event; (void)captured;
+  }
+  virtual void on_stream_sync(const void* stream) { (void)stream; }
+  virtual void on_event_sync(const void* event) { (void)event; }
+  virtual void on_device_sync() {}  // device_synchronize and the synchronous copies / memset
+  virtual void on_capture_end(const void* stream, const void* graph) { (void)stream; (void)graph; }
+  virtual void on_graph_instantiate(const void* graph, const void* exec) { (void)graph; (void)exec; }
+  virtual void on_graph_launch(const void* exec, const void* stream) { (void)exec; (void)stream; }
+  virtual void on_free(const void* ptr, std::size_t bytes) { (void)ptr; (void)bytes; }  // DeviceBuffer released
+};
+void set_runtime_observer(RuntimeObserver* observer);  // not owned; nullptr detaches
+RuntimeObserver* runtime_observer();
+
 }  // namespace dsv4::port

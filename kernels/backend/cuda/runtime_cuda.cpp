@@ -55,13 +55,18 @@ const ArchProfile& device_profile() {
   return profile;
 }
 
-void device_synchronize() { check(cudaDeviceSynchronize(), "cudaDeviceSynchronize"); }
+void device_synchronize() {
+  check(cudaDeviceSynchronize(), "cudaDeviceSynchronize");
+  if (RuntimeObserver* o = runtime_observer()) o->on_device_sync();
+}
 
 // ---- DeviceBuffer ----
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   check(cudaMalloc(&ptr_, bytes ? bytes : 1), "cudaMalloc(" + std::to_string(bytes) + " B)");
 }
 DeviceBuffer::~DeviceBuffer() {
+  if (ptr_)
+    if (RuntimeObserver* o = runtime_observer()) o->on_free(ptr_, bytes_);
   if (ptr_) cudaFree(ptr_);  // cannot throw from a destructor; cudaFree synchronises
 }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
@@ -79,6 +84,17 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 namespace {
+bool stream_capturing(cudaStream_t s) {
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  check(cudaStreamIsCapturing(s, &st), "cudaStreamIsCapturing");
+  return st == cudaStreamCaptureStatusActive;
+}
+void observe_memory_op(Stream& s, const char* op, std::vector<BufferRange> ranges) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_memory_op(s.native(), op, ranges, stream_capturing(cs(s)));
+}
+void observe_device_sync() {
+  if (RuntimeObserver* o = runtime_observer()) o->on_device_sync();
+}
 void check_range(const char* call, std::size_t offset, std::size_t bytes, std::size_t size) {
   if (offset > size || bytes > size - offset) {
     throw Error(std::string("cuda: ") + call + ": range [" + std::to_string(offset) + ", " +
@@ -89,36 +105,44 @@ void check_range(const char* call, std::size_t offset, std::size_t bytes, std::s
 void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t off) {
   check_range("copy_from_host", off, bytes, bytes_);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before copy_from_host)");
+  observe_device_sync();
   check(cudaMemcpy(static_cast<char*>(ptr_) + off, src, bytes, cudaMemcpyHostToDevice), "cudaMemcpy H2D");
 }
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t off) const {
   check_range("copy_to_host", off, bytes, bytes_);
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before copy_to_host)");
+  observe_device_sync();
   check(cudaMemcpy(dst, static_cast<const char*>(ptr_) + off, bytes, cudaMemcpyDeviceToHost), "cudaMemcpy D2H");
 }
 void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, Stream& s, std::size_t off) {
   check_range("copy_from_host_async", off, bytes, bytes_);
+  observe_memory_op(s, "memcpy_async", {writes(static_cast<char*>(ptr_) + off, bytes, "dst")});
   check(cudaMemcpyAsync(static_cast<char*>(ptr_) + off, src, bytes, cudaMemcpyHostToDevice, cs(s)),
         "cudaMemcpyAsync H2D");
 }
 void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, Stream& s, std::size_t off) const {
   check_range("copy_to_host_async", off, bytes, bytes_);
+  observe_memory_op(s, "memcpy_async", {reads(static_cast<const char*>(ptr_) + off, bytes, "src")});
   check(cudaMemcpyAsync(dst, static_cast<const char*>(ptr_) + off, bytes, cudaMemcpyDeviceToHost, cs(s)),
         "cudaMemcpyAsync D2H");
 }
 void DeviceBuffer::memset(int v) {
   check(cudaDeviceSynchronize(), "cudaDeviceSynchronize (before memset)");
+  observe_device_sync();
   check(cudaMemset(ptr_, v, bytes_), "cudaMemset");
 }
 void DeviceBuffer::memset_async(int v, Stream& s, std::size_t off, std::size_t bytes) {
   if (bytes == SIZE_MAX) bytes = off <= bytes_ ? bytes_ - off : 0;
   check_range("memset_async", off, bytes, bytes_);
+  observe_memory_op(s, "memset_async", {writes(static_cast<char*>(ptr_) + off, bytes, "dst")});
   check(cudaMemsetAsync(static_cast<char*>(ptr_) + off, v, bytes, cs(s)), "cudaMemsetAsync");
 }
 void copy_device_async(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& src, std::size_t src_off,
                        std::size_t bytes, Stream& s) {
   check_range("copy_device_async (dst)", dst_off, bytes, dst.bytes());
   check_range("copy_device_async (src)", src_off, bytes, src.bytes());
+  observe_memory_op(s, "memcpy_async", {reads(src.as<char>() + src_off, bytes, "src"),
+                                         writes(dst.as<char>() + dst_off, bytes, "dst")});
   check(cudaMemcpyAsync(dst.as<char>() + dst_off, src.as<char>() + src_off, bytes, cudaMemcpyDeviceToDevice, cs(s)),
         "cudaMemcpyAsync D2D");
 }
@@ -146,8 +170,12 @@ Stream& Stream::default_stream() {
   static Stream s(nullptr, false);
   return s;
 }
-void Stream::synchronize() { check(cudaStreamSynchronize(cs(*this)), "cudaStreamSynchronize"); }
+void Stream::synchronize() {
+  check(cudaStreamSynchronize(cs(*this)), "cudaStreamSynchronize");
+  if (RuntimeObserver* o = runtime_observer()) o->on_stream_sync(handle_);
+}
 void Stream::wait(const Event& e) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_wait(handle_, e.native(), stream_capturing(cs(*this)));
   check(cudaStreamWaitEvent(cs(*this), static_cast<cudaEvent_t>(e.native()), 0), "cudaStreamWaitEvent");
 }
 void Stream::begin_capture() {
@@ -156,6 +184,7 @@ void Stream::begin_capture() {
 Graph Stream::end_capture() {
   cudaGraph_t g = nullptr;
   check(cudaStreamEndCapture(cs(*this), &g), "cudaStreamEndCapture");
+  if (RuntimeObserver* o = runtime_observer()) o->on_capture_end(handle_, g);
   return Graph(g);
 }
 bool Stream::capturing() const {
@@ -182,8 +211,14 @@ Event& Event::operator=(Event&& o) noexcept {
   }
   return *this;
 }
-void Event::record(Stream& s) { check(cudaEventRecord(static_cast<cudaEvent_t>(handle_), cs(s)), "cudaEventRecord"); }
-void Event::synchronize() const { check(cudaEventSynchronize(static_cast<cudaEvent_t>(handle_)), "cudaEventSynchronize"); }
+void Event::record(Stream& s) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_record(handle_, s.native(), stream_capturing(cs(s)));
+  check(cudaEventRecord(static_cast<cudaEvent_t>(handle_), cs(s)), "cudaEventRecord");
+}
+void Event::synchronize() const {
+  check(cudaEventSynchronize(static_cast<cudaEvent_t>(handle_)), "cudaEventSynchronize");
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_sync(handle_);
+}
 bool Event::query() const {
   const cudaError_t e = cudaEventQuery(static_cast<cudaEvent_t>(handle_));
   if (e == cudaErrorNotReady) return false;
@@ -213,6 +248,7 @@ Graph& Graph::operator=(Graph&& o) noexcept {
 GraphExec Graph::instantiate() const {
   cudaGraphExec_t ge = nullptr;
   check(cudaGraphInstantiate(&ge, static_cast<cudaGraph_t>(handle_), 0), "cudaGraphInstantiate");
+  if (RuntimeObserver* o = runtime_observer()) o->on_graph_instantiate(handle_, ge);
   return GraphExec(ge);
 }
 GraphExec::~GraphExec() {
@@ -228,6 +264,7 @@ GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
   return *this;
 }
 void GraphExec::launch(Stream& s) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_graph_launch(handle_, s.native());
   check(cudaGraphLaunch(static_cast<cudaGraphExec_t>(handle_), cs(s)), "cudaGraphLaunch");
 }
 

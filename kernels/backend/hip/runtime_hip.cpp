@@ -53,13 +53,18 @@ const ArchProfile& device_profile() {
   return profile;
 }
 
-void device_synchronize() { check(hipDeviceSynchronize(), "hipDeviceSynchronize"); }
+void device_synchronize() {
+  check(hipDeviceSynchronize(), "hipDeviceSynchronize");
+  if (RuntimeObserver* o = runtime_observer()) o->on_device_sync();
+}
 
 // ---- DeviceBuffer ----
 DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
   check(hipMalloc(&ptr_, bytes ? bytes : 1), "hipMalloc(" + std::to_string(bytes) + " B)");
 }
 DeviceBuffer::~DeviceBuffer() {
+  if (ptr_)
+    if (RuntimeObserver* o = runtime_observer()) o->on_free(ptr_, bytes_);
   if (ptr_) hipFree(ptr_);  // cannot throw from a destructor; hipFree synchronises
 }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
@@ -77,6 +82,17 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   return *this;
 }
 namespace {
+bool stream_capturing(hipStream_t s) {
+  hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+  check(hipStreamIsCapturing(s, &st), "hipStreamIsCapturing");
+  return st == hipStreamCaptureStatusActive;
+}
+void observe_memory_op(Stream& s, const char* op, std::vector<BufferRange> ranges) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_memory_op(s.native(), op, ranges, stream_capturing(cs(s)));
+}
+void observe_device_sync() {
+  if (RuntimeObserver* o = runtime_observer()) o->on_device_sync();
+}
 void check_range(const char* call, std::size_t offset, std::size_t bytes, std::size_t size) {
   if (offset > size || bytes > size - offset) {
     throw Error(std::string("hip: ") + call + ": range [" + std::to_string(offset) + ", " +
@@ -87,36 +103,44 @@ void check_range(const char* call, std::size_t offset, std::size_t bytes, std::s
 void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t off) {
   check_range("copy_from_host", off, bytes, bytes_);
   check(hipDeviceSynchronize(), "hipDeviceSynchronize (before copy_from_host)");
+  observe_device_sync();
   check(hipMemcpy(static_cast<char*>(ptr_) + off, src, bytes, hipMemcpyHostToDevice), "hipMemcpy H2D");
 }
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t off) const {
   check_range("copy_to_host", off, bytes, bytes_);
   check(hipDeviceSynchronize(), "hipDeviceSynchronize (before copy_to_host)");
+  observe_device_sync();
   check(hipMemcpy(dst, static_cast<const char*>(ptr_) + off, bytes, hipMemcpyDeviceToHost), "hipMemcpy D2H");
 }
 void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, Stream& s, std::size_t off) {
   check_range("copy_from_host_async", off, bytes, bytes_);
+  observe_memory_op(s, "memcpy_async", {writes(static_cast<char*>(ptr_) + off, bytes, "dst")});
   check(hipMemcpyAsync(static_cast<char*>(ptr_) + off, src, bytes, hipMemcpyHostToDevice, cs(s)),
         "hipMemcpyAsync H2D");
 }
 void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, Stream& s, std::size_t off) const {
   check_range("copy_to_host_async", off, bytes, bytes_);
+  observe_memory_op(s, "memcpy_async", {reads(static_cast<const char*>(ptr_) + off, bytes, "src")});
   check(hipMemcpyAsync(dst, static_cast<const char*>(ptr_) + off, bytes, hipMemcpyDeviceToHost, cs(s)),
         "hipMemcpyAsync D2H");
 }
 void DeviceBuffer::memset(int v) {
   check(hipDeviceSynchronize(), "hipDeviceSynchronize (before memset)");
+  observe_device_sync();
   check(hipMemset(ptr_, v, bytes_), "hipMemset");
 }
 void DeviceBuffer::memset_async(int v, Stream& s, std::size_t off, std::size_t bytes) {
   if (bytes == SIZE_MAX) bytes = off <= bytes_ ? bytes_ - off : 0;
   check_range("memset_async", off, bytes, bytes_);
+  observe_memory_op(s, "memset_async", {writes(static_cast<char*>(ptr_) + off, bytes, "dst")});
   check(hipMemsetAsync(static_cast<char*>(ptr_) + off, v, bytes, cs(s)), "hipMemsetAsync");
 }
 void copy_device_async(DeviceBuffer& dst, std::size_t dst_off, const DeviceBuffer& src, std::size_t src_off,
                        std::size_t bytes, Stream& s) {
   check_range("copy_device_async (dst)", dst_off, bytes, dst.bytes());
   check_range("copy_device_async (src)", src_off, bytes, src.bytes());
+  observe_memory_op(s, "memcpy_async", {reads(src.as<char>() + src_off, bytes, "src"),
+                                         writes(dst.as<char>() + dst_off, bytes, "dst")});
   check(hipMemcpyAsync(dst.as<char>() + dst_off, src.as<char>() + src_off, bytes, hipMemcpyDeviceToDevice, cs(s)),
         "hipMemcpyAsync D2D");
 }
@@ -144,8 +168,12 @@ Stream& Stream::default_stream() {
   static Stream s(nullptr, false);
   return s;
 }
-void Stream::synchronize() { check(hipStreamSynchronize(cs(*this)), "hipStreamSynchronize"); }
+void Stream::synchronize() {
+  check(hipStreamSynchronize(cs(*this)), "hipStreamSynchronize");
+  if (RuntimeObserver* o = runtime_observer()) o->on_stream_sync(handle_);
+}
 void Stream::wait(const Event& e) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_wait(handle_, e.native(), stream_capturing(cs(*this)));
   check(hipStreamWaitEvent(cs(*this), static_cast<hipEvent_t>(e.native()), 0), "hipStreamWaitEvent");
 }
 void Stream::begin_capture() {
@@ -154,6 +182,7 @@ void Stream::begin_capture() {
 Graph Stream::end_capture() {
   hipGraph_t g = nullptr;
   check(hipStreamEndCapture(cs(*this), &g), "hipStreamEndCapture");
+  if (RuntimeObserver* o = runtime_observer()) o->on_capture_end(handle_, g);
   return Graph(g);
 }
 bool Stream::capturing() const {
@@ -180,8 +209,14 @@ Event& Event::operator=(Event&& o) noexcept {
   }
   return *this;
 }
-void Event::record(Stream& s) { check(hipEventRecord(static_cast<hipEvent_t>(handle_), cs(s)), "hipEventRecord"); }
-void Event::synchronize() const { check(hipEventSynchronize(static_cast<hipEvent_t>(handle_)), "hipEventSynchronize"); }
+void Event::record(Stream& s) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_record(handle_, s.native(), stream_capturing(cs(s)));
+  check(hipEventRecord(static_cast<hipEvent_t>(handle_), cs(s)), "hipEventRecord");
+}
+void Event::synchronize() const {
+  check(hipEventSynchronize(static_cast<hipEvent_t>(handle_)), "hipEventSynchronize");
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_sync(handle_);
+}
 bool Event::query() const {
   const hipError_t e = hipEventQuery(static_cast<hipEvent_t>(handle_));
   if (e == hipErrorNotReady) return false;
@@ -211,6 +246,7 @@ Graph& Graph::operator=(Graph&& o) noexcept {
 GraphExec Graph::instantiate() const {
   hipGraphExec_t ge = nullptr;
   check(hipGraphInstantiate(&ge, static_cast<hipGraph_t>(handle_), nullptr, nullptr, 0), "hipGraphInstantiate");
+  if (RuntimeObserver* o = runtime_observer()) o->on_graph_instantiate(handle_, ge);
   return GraphExec(ge);
 }
 GraphExec::~GraphExec() {
@@ -226,6 +262,7 @@ GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
   return *this;
 }
 void GraphExec::launch(Stream& s) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_graph_launch(handle_, s.native());
   check(hipGraphLaunch(static_cast<hipGraphExec_t>(handle_), cs(s)), "hipGraphLaunch");
 }
 

@@ -20,7 +20,10 @@ std::string_view backend_name() { return "sim"; }
 bool device_available() { return true; }
 std::string device_unavailable_reason() { return {}; }
 const ArchProfile& device_profile() { return *Executor::get().profile; }
-void device_synchronize() { Executor::get().synchronize_all(); }
+void device_synchronize() {
+  Executor::get().synchronize_all();
+  if (RuntimeObserver* o = runtime_observer()) o->on_device_sync();
+}
 
 namespace {
 SimStream* sim_stream(Stream& s) { return static_cast<SimStream*>(s.native()); }
@@ -32,6 +35,12 @@ void check_range(const char* call, std::size_t offset, std::size_t bytes, std::s
 }
 void enqueue_fn(Stream& s, std::function<void()> fn) {
   Executor::get().enqueue(sim_stream(s), Op{Op::host_fn, nullptr, nullptr, std::move(fn), nullptr, 0});
+}
+void observe_memory_op(Stream& s, const char* op, std::vector<BufferRange> ranges) {
+  if (RuntimeObserver* o = runtime_observer()) o->on_memory_op(s.native(), op, ranges, sim_stream(s)->capturing);
+}
+void observe_device_sync() {
+  if (RuntimeObserver* o = runtime_observer()) o->on_device_sync();
 }
 }  // namespace
 
@@ -47,6 +56,7 @@ DeviceBuffer::~DeviceBuffer() {
       Executor::get().synchronize_all(/*keep_errors=*/true);  // work in flight may still use it
     } catch (...) {
     }
+    if (RuntimeObserver* o = runtime_observer()) o->on_free(ptr_, bytes_);
     std::free(ptr_);
   }
 }
@@ -67,31 +77,37 @@ DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
 void DeviceBuffer::copy_from_host(const void* src, std::size_t bytes, std::size_t dst_offset) {
   check_range("copy_from_host", dst_offset, bytes, bytes_);
   Executor::get().synchronize_all();
+  observe_device_sync();
   std::memcpy(static_cast<char*>(ptr_) + dst_offset, src, bytes);
 }
 void DeviceBuffer::copy_to_host(void* dst, std::size_t bytes, std::size_t src_offset) const {
   check_range("copy_to_host", src_offset, bytes, bytes_);
   Executor::get().synchronize_all();
+  observe_device_sync();
   std::memcpy(dst, static_cast<const char*>(ptr_) + src_offset, bytes);
 }
 void DeviceBuffer::copy_from_host_async(const void* src, std::size_t bytes, Stream& s, std::size_t dst_offset) {
   check_range("copy_from_host_async", dst_offset, bytes, bytes_);
   char* d = static_cast<char*>(ptr_) + dst_offset;
+  observe_memory_op(s, "memcpy_async", {writes(d, bytes, "dst")});
   enqueue_fn(s, [d, src, bytes] { std::memcpy(d, src, bytes); });
 }
 void DeviceBuffer::copy_to_host_async(void* dst, std::size_t bytes, Stream& s, std::size_t src_offset) const {
   check_range("copy_to_host_async", src_offset, bytes, bytes_);
   const char* p = static_cast<const char*>(ptr_) + src_offset;
+  observe_memory_op(s, "memcpy_async", {reads(p, bytes, "src")});
   enqueue_fn(s, [dst, p, bytes] { std::memcpy(dst, p, bytes); });
 }
 void DeviceBuffer::memset(int value) {
   Executor::get().synchronize_all();
+  observe_device_sync();
   std::memset(ptr_, value, bytes_);
 }
 void DeviceBuffer::memset_async(int value, Stream& s, std::size_t offset, std::size_t bytes) {
   if (bytes == SIZE_MAX) bytes = offset <= bytes_ ? bytes_ - offset : 0;
   check_range("memset_async", offset, bytes, bytes_);
   char* d = static_cast<char*>(ptr_) + offset;
+  observe_memory_op(s, "memset_async", {writes(d, bytes, "dst")});
   enqueue_fn(s, [d, value, bytes] { std::memset(d, value, bytes); });
 }
 void copy_device_async(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBuffer& src, std::size_t src_offset,
@@ -100,6 +116,7 @@ void copy_device_async(DeviceBuffer& dst, std::size_t dst_offset, const DeviceBu
   check_range("copy_device_async (src)", src_offset, bytes, src.bytes());
   char* d = dst.as<char>() + dst_offset;
   const char* p = src.as<char>() + src_offset;
+  observe_memory_op(s, "memcpy_async", {reads(p, bytes, "src"), writes(d, bytes, "dst")});
   enqueue_fn(s, [d, p, bytes] { std::memmove(d, p, bytes); });
 }
 
@@ -126,9 +143,11 @@ void Stream::synchronize() {
   SimStream* s = sim_stream(*this);
   if (s->capturing) throw Error("sim: Stream::synchronize during stream capture");
   Executor::get().drive([s] { return s->queue.empty(); });
+  if (RuntimeObserver* o = runtime_observer()) o->on_stream_sync(handle_);
 }
 void Stream::wait(const Event& e) {
   auto ev = *static_cast<std::shared_ptr<SimEvent>*>(e.native());
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_wait(handle_, e.native(), sim_stream(*this)->capturing);
   Executor::get().enqueue(sim_stream(*this), Op{Op::event_wait, nullptr, nullptr, {}, ev, ev->recorded});
 }
 void Stream::begin_capture() {
@@ -142,6 +161,7 @@ Graph Stream::end_capture() {
   if (!s->capturing) throw Error("sim: Stream::end_capture: the stream is not capturing");
   s->capturing = false;
   auto* g = new std::shared_ptr<SimGraph>(std::move(s->capture));
+  if (RuntimeObserver* o = runtime_observer()) o->on_capture_end(handle_, g);
   return Graph(g);
 }
 bool Stream::capturing() const { return static_cast<SimStream*>(handle_)->capturing; }
@@ -163,12 +183,14 @@ void Event::record(Stream& s) {
   SimStream* ss = sim_stream(s);
   // In capture the target is assigned at replay (Graph ops are re-issued then).
   const std::uint64_t target = ss->capturing ? 0 : ++ev->recorded;
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_record(handle_, s.native(), ss->capturing);
   Executor::get().enqueue(ss, Op{Op::event_record, nullptr, nullptr, {}, ev, target});
 }
 void Event::synchronize() const {
   auto ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
   const std::uint64_t target = ev->recorded;
   Executor::get().drive([ev, target] { return ev->completed >= target; });
+  if (RuntimeObserver* o = runtime_observer()) o->on_event_sync(handle_);
 }
 bool Event::query() const {
   auto& ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
@@ -192,7 +214,9 @@ Graph& Graph::operator=(Graph&& o) noexcept {
 }
 GraphExec Graph::instantiate() const {
   if (!handle_) throw Error("sim: Graph::instantiate on an empty graph object");
-  return GraphExec(new std::shared_ptr<SimGraph>(*static_cast<std::shared_ptr<SimGraph>*>(handle_)));
+  GraphExec ge(new std::shared_ptr<SimGraph>(*static_cast<std::shared_ptr<SimGraph>*>(handle_)));
+  if (RuntimeObserver* o = runtime_observer()) o->on_graph_instantiate(handle_, ge.native());
+  return ge;
 }
 GraphExec::~GraphExec() { delete static_cast<std::shared_ptr<SimGraph>*>(handle_); }
 GraphExec::GraphExec(GraphExec&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
@@ -208,6 +232,7 @@ void GraphExec::launch(Stream& s) {
   if (!handle_) throw Error("sim: GraphExec::launch on an empty graph executable");
   Executor& ex = Executor::get();
   SimStream* ss = sim_stream(s);
+  if (RuntimeObserver* o = runtime_observer()) o->on_graph_launch(handle_, s.native());
   for (const Op& g : (*static_cast<std::shared_ptr<SimGraph>*>(handle_))->ops) {
     Op op = g;
     if (op.kind == Op::kernel) {
@@ -216,7 +241,7 @@ void GraphExec::launch(Stream& s) {
       op.launch->stream = ss;
       LaunchConfig cfg = op.spec->cfg;
       cfg.stream = &s;
-      op.launch->id = detail::record_launch(cfg, ss, false);
+      op.launch->id = detail::record_launch(cfg, ss, false, /*notify=*/false);
     } else if (op.kind == Op::event_record) {
       op.target = ++op.event->recorded;
     } else if (op.kind == Op::event_wait) {

@@ -5,7 +5,9 @@
 
 namespace dsv4::port::detail {
 // Appends a record and returns its launch id (ids start at 1 and never repeat within a process).
-std::uint64_t record_launch(const LaunchConfig& cfg, const void* stream_native, bool captured);
+// Also tells the runtime observer (on_launch) unless notify is false (sim's graph replay re-records its nodes; the
+// observer hears the replay as one on_graph_launch instead).
+std::uint64_t record_launch(const LaunchConfig& cfg, const void* stream_native, bool captured, bool notify = true);
 // "kernel 'name' grid (x,y,z) block (x,y,z) dynamic LDS N B" for error messages.
 std::string describe_launch(const LaunchConfig& cfg);
 }  // namespace dsv4::port::detail
