@@ -1,7 +1,10 @@
 // Stress fixture implementation; see stress_fixture.hpp.
 #include "tests/stress/stress_fixture.hpp"
 
+#include <cmath>
+
 #include "kernels/port/sim.hpp"
+#include "reference/formats/format.hpp"
 
 namespace dsv4::test::stress {
 
@@ -46,6 +49,8 @@ GemmCase::GemmCase(HostCase h, sk::SkinnyVariant v)
   solo_stream.synchronize();
   solo = dev.result();
   dev.out.memset(0xff);
+  const skinny::RowCheck rc = skinny::check_rows(host, skinny::reference(host), solo);
+  if (!rc.ok()) solo_error = rc.first;
 }
 
 sk::SkinnyBuffers GemmCase::io(void* out, const void* a) const {
@@ -64,8 +69,71 @@ void check_output(const GemmCase& c, const std::vector<std::uint16_t>& got, cons
                        std::to_string(got.size()) + " elements [" + c.plan.describe() + "]");
     return;
   }
-  const skinny::RowCheck rc = skinny::check_rows(c.host, skinny::reference(c.host), got);
-  if (!rc.ok()) failures.push_back(where + ": outside the fp32-accumulation bound vs float64: " + rc.first);
+  // Bitwise equal to solo: the float64 verdict is solo's, checked once when the case was made.
+  if (!c.solo_error.empty()) failures.push_back(where + ": outside the fp32-accumulation bound vs float64: " + c.solo_error);
+}
+
+QuantCase::QuantCase(std::int64_t m, std::int64_t k, std::mt19937_64& rng) {
+  namespace q = dsv4::kernels::quant;
+  q::QuantShape sh;
+  sh.m = m;
+  sh.k = k;
+  plan = q::make_quant_plan(sh, port::device_profile());
+  if (!plan.ok) throw std::runtime_error("quant stress case not admitted: " + plan.reason);
+  std::normal_distribution<double> nd(0.0, 1.0);
+  std::vector<double> v(static_cast<std::size_t>(m * k));
+  for (std::size_t i = 0; i < v.size(); ++i) v[i] = nd(rng) * (1.0 + static_cast<double>(i % 7));  // varied groups
+  x = skinny::encode(DType::BF16, v, &xf);
+  dx = port::DeviceBuffer::from_host<std::uint16_t>(x);
+  port::DeviceBuffer dq(q_bytes()), ds(plan.scale_bytes);
+  port::Stream st;
+  launch(dq.data(), ds.data(), st);
+  st.synchronize();
+  solo_q = dq.to_host<std::uint8_t>();
+  solo_s = ds.to_host<float>();
+  std::vector<std::string> f;
+  check_quant(*this, solo_q, solo_s, "single-stream quant", f);
+  if (!f.empty()) solo_error = f.front();
+}
+
+void QuantCase::launch(void* q, void* scales, port::Stream& s) const {
+  dsv4::kernels::quant::launch_per_token_group_quant_fp8(plan, {dx.data(), q, scales}, s);
+}
+
+void check_quant(const QuantCase& c, const std::vector<std::uint8_t>& q, const std::vector<float>& scales,
+                 const std::string& where, std::vector<std::string>& failures) {
+  if (!c.solo_q.empty() && (q != c.solo_q || scales != c.solo_s)) {
+    failures.push_back(where + ": quant codes or scales differ from the single-stream result [" + c.plan.describe() +
+                       "]");
+    return;
+  }
+  if (!c.solo_error.empty()) {
+    failures.push_back(where + ": " + c.solo_error);
+    return;
+  }
+  // float64 check: per group s = amax/448 (to fp32 rounding) and |decode(q)·s - x| <= 2^-4·|x| + s·2^-9.
+  const auto fmt = c.plan.fp8 == dsv4::kernels::quant::Fp8::e4m3fn ? formats::Format::e4m3fn : formats::Format::e4m3fnuz;
+  const std::int64_t m = c.plan.shape.m, k = c.plan.shape.k, gs = c.plan.options.group_size;
+  for (std::int64_t r = 0; r < m; ++r)
+    for (std::int64_t g = 0; g * gs < k; ++g) {
+      double amax = 0;
+      for (std::int64_t j = g * gs; j < std::min(k, (g + 1) * gs); ++j) amax = std::max(amax, std::fabs(c.xf[r * k + j]));
+      const double s = scales[static_cast<std::size_t>(r * c.plan.scale_ld + g)];
+      const double want = std::max(amax, 1e-10) / c.plan.elem_max;
+      if (!(std::fabs(s - want) <= want * 1e-6)) {
+        failures.push_back(where + ": scale[" + std::to_string(r) + "," + std::to_string(g) + "] = " +
+                           std::to_string(s) + " expected " + std::to_string(want));
+        return;
+      }
+      for (std::int64_t j = g * gs; j < std::min(k, (g + 1) * gs); ++j) {
+        const double x = c.xf[r * k + j], got = formats::decode(fmt, q[static_cast<std::size_t>(r * k + j)]) * s;
+        if (!(std::fabs(got - x) <= std::ldexp(std::fabs(x), -4) + std::ldexp(s, -9))) {
+          failures.push_back(where + ": x_q[" + std::to_string(r) + "," + std::to_string(j) + "]·s = " +
+                             std::to_string(got) + " vs x = " + std::to_string(x));
+          return;
+        }
+      }
+    }
 }
 
 HostCase chained_case(const sk::SkinnyShape& s, const std::vector<std::uint16_t>& a_codes, std::mt19937_64& rng) {

@@ -8,6 +8,8 @@
 #include <vector>
 
 #include "kernels/port/runtime.hpp"
+#include "kernels/quant_fp8/quant_fp8.hpp"
+#include "kernels/quant_fp8/quant_plan.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 #include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
 
@@ -44,6 +46,7 @@ struct GemmCase {
   HostCase host;
   DeviceCase dev;
   std::vector<std::uint16_t> solo;  // single-stream result
+  std::string solo_error;           // the float64 verdict on solo (empty: within the bound), checked once
   GemmCase(const sk::SkinnyShape& s, std::mt19937_64& rng, sk::SkinnyVariant v = sk::SkinnyVariant::fixed);
   GemmCase(HostCase h, sk::SkinnyVariant v = sk::SkinnyVariant::fixed);
   // io with another output buffer (and optionally another a, e.g. a chain's previous output).
@@ -54,6 +57,23 @@ struct GemmCase {
 // Appends a failure when `got` differs from the case's single-stream result or from the float64 reference.
 void check_output(const GemmCase& c, const std::vector<std::uint16_t>& got, const std::string& where,
                   std::vector<std::string>& failures);
+
+// One per-token-group FP8 quantization case (plain-fp32 recipe, row-major scales): bf16 input [M, K], its
+// single-stream codes and scales, and the float64 verdict on them (decode(q)·s within fp8 rounding of x).
+struct QuantCase {
+  dsv4::kernels::quant::QuantPlan plan;
+  std::vector<std::uint16_t> x;  // bf16 codes
+  std::vector<double> xf;
+  port::DeviceBuffer dx;
+  std::vector<std::uint8_t> solo_q;
+  std::vector<float> solo_s;
+  std::string solo_error;
+  QuantCase(std::int64_t m, std::int64_t k, std::mt19937_64& rng);
+  std::size_t q_bytes() const { return x.size(); }
+  void launch(void* q, void* scales, port::Stream& s) const;
+};
+void check_quant(const QuantCase& c, const std::vector<std::uint8_t>& q, const std::vector<float>& scales,
+                 const std::string& where, std::vector<std::string>& failures);
 
 // A host case whose a is device-produced codes (a chain's second GEMM), b drawn from rng.
 HostCase chained_case(const sk::SkinnyShape& s, const std::vector<std::uint16_t>& a_codes, std::mt19937_64& rng);

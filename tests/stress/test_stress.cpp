@@ -66,19 +66,34 @@ TEST(STRESS_SUITE, InterleavedStreamsThroughPool) {
     std::vector<std::vector<port::DeviceBuffer>> outs(sc.streams);
     for (int s = 0; s < sc.streams; ++s)
       for (int i = 0; i < sc.iterations; ++i) outs[s].emplace_back(cases[s][(i + s) % shapes.size()]->out_bytes());
+    // A different op between the GEMMs: per-token-group FP8 quant of each stream's own input, every 5th step.
+    std::vector<std::unique_ptr<QuantCase>> quants;
+    std::vector<std::vector<port::DeviceBuffer>> q_out(sc.streams), s_out(sc.streams);
+    for (int s = 0; s < sc.streams; ++s) {
+      quants.push_back(std::make_unique<QuantCase>(8 + s, 512, rng));
+      for (int i = 0; i < sc.iterations; i += 5) {
+        q_out[s].emplace_back(quants[s]->q_bytes());
+        s_out[s].emplace_back(quants[s]->plan.scale_bytes);
+      }
+    }
     random_schedule(seed);
     RuntimeRaceObserver obs;
     for (int i = 0; i < sc.iterations; ++i)  // round robin over streams, no synchronisation between them
       for (int s = 0; s < sc.streams; ++s) {
         const GemmCase& c = *cases[s][(i + s) % shapes.size()];
         sk::run_skinny_gemm(c.plan, c.io(outs[s][i].data()), pool, streams[s]);
+        if (i % 5 == 0) quants[s]->launch(q_out[s][i / 5].data(), s_out[s][i / 5].data(), streams[s]);
       }
     for (auto& st : streams) st.synchronize();
     expect_no_races(obs, f);
-    for (int s = 0; s < sc.streams; ++s)
+    for (int s = 0; s < sc.streams; ++s) {
       for (int i = 0; i < sc.iterations; ++i)
         check_output(*cases[s][(i + s) % shapes.size()], fetch(outs[s][i]),
                      "stream " + std::to_string(s) + " iteration " + std::to_string(i), f);
+      for (std::size_t j = 0; j < q_out[s].size(); ++j)
+        check_quant(*quants[s], q_out[s][j].to_host<std::uint8_t>(), s_out[s][j].to_host<float>(),
+                    "stream " + std::to_string(s) + " quant #" + std::to_string(j), f);
+    }
     expect_counters_zero(pool, f);
     if (pool.stream_slots_used() != sc.streams) f.push_back("pool did not give each stream its own slot");
     return f;
