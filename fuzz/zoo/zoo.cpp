@@ -67,6 +67,7 @@ const std::vector<ZooEntry>& entries() {
   static const std::vector<ZooEntry> all = [] {
     std::vector<ZooEntry> v;
     for (auto&& part : {detail::skinny_entries(), detail::stream_entries(), detail::kernel_entries(),
+                        detail::wave_reduction_entries(),
                         detail::format_entries(), detail::preload_entries(), detail::attention_entries()})
       for (auto& e : part) v.push_back(e);
     return v;

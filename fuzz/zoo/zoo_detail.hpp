@@ -9,11 +9,12 @@
 
 namespace dsv4::fuzz::zoo::detail {
 
-std::vector<ZooEntry> skinny_entries();     // 1, 2, 3, 4 (zoo_skinny.cpp, zoo_streams.cpp)
-std::vector<ZooEntry> stream_entries();     // 3, 4
+std::vector<ZooEntry> skinny_entries();     // 1, 2 (zoo_skinny.cpp)
+std::vector<ZooEntry> stream_entries();     // 3, 4 (zoo_streams.cpp)
 std::vector<ZooEntry> kernel_entries();     // 5, 9 (zoo_kernels.cpp)
 std::vector<ZooEntry> format_entries();     // 6, 7, 8 (mutant_formats.cpp)
 std::vector<ZooEntry> preload_entries();    // 10 (mutant_preload.cpp)
+std::vector<ZooEntry> wave_reduction_entries();  // 9r (mutant_wave_reduction.cpp)
 std::vector<ZooEntry> attention_entries();  // 11, 12 (mutant_attention.cpp)
 
 // Generates op `op`'s case for `shape` from `seed`, runs the kernel of this backend with `variant` (and

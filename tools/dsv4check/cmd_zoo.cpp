@@ -44,7 +44,7 @@ dsv4::cli::Registrar reg{
         bool ok = true;
         dsv4::Json all = dsv4::Json::array();
         if (!o->json)
-          std::cout << fmt::format("{:<4} {:<52} {:<20} {:<6} {:>9} {:>8} {:<6} {}\n", "bug", "title", "detector",
+          std::cout << fmt::format("{:<4} {:<52} {:<34} {:<6} {:>9} {:>8} {:<6} {}\n", "bug", "title", "detector",
                                    "caught", "cases", "time_s", "clean", "diagnosis");
         for (const zoo::ZooEntry* e : run) {
           const zoo::ZooResult r = zoo::run_entry(*e, !o->no_clean);
@@ -54,9 +54,12 @@ dsv4::cli::Registrar reg{
             all.push_back(r.to_json());
             continue;
           }
+          // The detector that caught it first, then any other that fired on the same case.
+          std::string det = r.caught ? zoo::detector_name(r.expected) : std::string("-");
+          for (zoo::Detector d : r.detectors)
+            if (d != r.expected && det.find(zoo::detector_name(d)) == std::string::npos) det += std::string("+") + zoo::detector_name(d);
           const std::string clean = !r.clean_checked ? "-" : r.false_alarm ? "ALARM" : "quiet";
-          std::cout << fmt::format("{:<4} {:<52} {:<20} {:<6} {:>9} {:>8.3f} {:<6} {}\n", r.id, clip(r.title, 52),
-                                   zoo::detector_name(r.expected), r.caught ? (r.diagnosis_ok ? "yes" : "diag?") : "NO",
+          std::cout << fmt::format("{:<4} {:<52} {:<34} {:<6} {:>9} {:>8.3f} {:<6} {}\n", r.id, clip(r.title, 52), det, r.caught ? (r.diagnosis_ok ? "yes" : "diag?") : "NO",
                                    fmt::format("{}/{}", r.cases_until_detection, r.cases_total), r.seconds, clean,
                                    o->wide ? r.diagnosis : clip(r.diagnosis, 160));
           if (r.false_alarm) std::cout << "     false alarm: " << r.false_alarm_text << "\n";

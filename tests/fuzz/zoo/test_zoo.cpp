@@ -40,6 +40,7 @@ TEST(Zoo, EveryIssueBugHasAnEntry) {
     EXPECT_NE(zoo::find_entry(id), nullptr) << id;
   if (sim()) {
     EXPECT_NE(zoo::find_entry("10"), nullptr);
+    EXPECT_NE(zoo::find_entry("9r"), nullptr);
   }
 }
 
@@ -74,6 +75,11 @@ TEST(Zoo, Bug8X2SatfiniteConvertsUnclamped) {
 TEST(Zoo, Bug9Wave32ReductionOnWave64) {
   const auto r = caught("9", {"FAIL", "wave64"});
   EXPECT_GT(r.cases_until_detection, 2) << "dormant on wave 32";
+}
+TEST(Zoo, Bug9rWave64ReductionOnWave32) {
+  if (!sim()) GTEST_SKIP() << "needs the sim backend (wave size override)";
+  const auto r = caught("9r", {"FAIL amax"});
+  EXPECT_GT(r.cases_until_detection, 1) << "a row max in wave 0 survives the half-block reduction";
 }
 TEST(Zoo, Bug10PreloadOverreadsView) {
   if (!sim()) GTEST_SKIP() << "needs the sim backend (device memory is host memory)";
