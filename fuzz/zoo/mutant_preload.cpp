@@ -147,8 +147,9 @@ std::vector<ZooEntry> preload_entries() {
     Probe p;
     if (g.faulted) {
       p.findings.push_back({Detector::guard_page,
-                            fmt::format("read faulted at +{} B past the view's end, the first byte after its last element (view (rows-1)*stride+K = {} "
-                                        "elements; preload bound rows*stride = {} elements: {} B over)",
+                            fmt::format("read faulted at +{} B past the view's end (+0 = the byte after its last "
+                                        "element; view (rows-1)*stride+K = {} elements; preload bound rows*stride "
+                                        "= {} elements: {} B over)",
                                         g.fault_offset, (rows - 1) * stride + k, rows * stride,
                                         (rows * stride - ((rows - 1) * stride + k)) * 4)});
       return p;
