@@ -23,11 +23,13 @@ std::vector<RaceReport> RuntimeRaceObserver::races() const {
   std::lock_guard lock(mu_);
   return checker_.races();
 }
-std::string RuntimeRaceObserver::summary() const {
+std::string RuntimeRaceObserver::summary(std::size_t max_lines) const {
   std::lock_guard lock(mu_);
-  if (checker_.races().empty()) return "no races";
-  std::string s;
-  for (const RaceReport& r : checker_.races()) s += r.str() + "\n";
+  const auto& rs = checker_.races();
+  if (rs.empty()) return "no races";
+  std::string s = std::to_string(rs.size()) + " race(s):\n";
+  for (std::size_t i = 0; i < rs.size() && i < max_lines; ++i) s += rs[i].str() + "\n";
+  if (rs.size() > max_lines) s += "... and " + std::to_string(rs.size() - max_lines) + " more\n";
   return s;
 }
 std::size_t RuntimeRaceObserver::launches() const {

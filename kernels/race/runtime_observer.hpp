@@ -28,7 +28,8 @@ class RuntimeRaceObserver final : public port::RuntimeObserver {
   RuntimeRaceObserver& operator=(const RuntimeRaceObserver&) = delete;
 
   std::vector<RaceReport> races() const;
-  std::string summary() const;  // every race, one line each ("no races" when none)
+  // The first max_lines races, one line each, then how many more ("no races" when none).
+  std::string summary(std::size_t max_lines = 10) const;
   std::size_t launches() const;
   StreamId id_of(const port::Stream& s);  // the id reports use for this stream
 
