@@ -47,7 +47,7 @@ TEST(Zoo, EveryIssueBugHasAnEntry) {
 TEST(Zoo, Bug1ReadbackOnePassOverflowsLds) {
   if (!sim()) GTEST_SKIP() << "needs the sim backend (LDS report)";
   // The sim names the readback staging array; the oracle localises to N-tile rows; detected only at the onset.
-  const auto r = caught("1", {"readback_stage", "lds_out_of_range", "N-tile"}, {Detector::oracle_localisation});
+  const auto r = caught("1", {"readback_stage", "lds_out_of_range", "N-tile 1"}, {Detector::oracle_localisation});
   EXPECT_EQ(r.cases_until_detection, r.cases_total) << "caught before the K=5248 onset: " << r.diagnosis;
 }
 TEST(Zoo, Bug2OptimisticWorkspacePredicate) {
