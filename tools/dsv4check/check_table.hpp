@@ -15,6 +15,8 @@ struct SelfCheckResult {
   std::vector<std::pair<std::string, std::uint64_t>> counts;  // column name -> how many were checked
   std::uint64_t failures = 0;
   std::vector<std::string> messages;  // the first failures, printed below the table
+  std::string status;  // overrides the verdict when set and nothing failed (e.g. "no kernel")
+  std::string detail;  // free text in the last column (e.g. "sim: max 0.42 out (error/bound)")
   void fail(std::string msg) {
     ++failures;
     if (messages.size() < 10) messages.push_back(std::move(msg));
