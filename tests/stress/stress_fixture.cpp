@@ -4,7 +4,11 @@
 #include <cmath>
 
 #include "kernels/port/sim.hpp"
+#include "oracle/default_policies.hpp"
+#include "oracle/judge.hpp"
+#include "oracle/report.hpp"
 #include "reference/formats/format.hpp"
+#include "reference/registry/registry.hpp"
 
 namespace dsv4::test::stress {
 
@@ -36,6 +40,34 @@ sk::SkinnyShape shape(std::int64_t n, std::int64_t m, std::int64_t k, sk::ElemTy
   return s;
 }
 
+namespace {
+// oracle::judge of a skinny GEMM output against dsv4::run_reference under the op's own error model (dense a only).
+std::string oracle_verdict(const HostCase& h, const std::vector<std::uint16_t>& out) {
+  Registry& reg = Registry::instance();
+  const OpDescriptor* d = reg.find("skinny_gemm");
+  if (!d) return "skinny_gemm is not registered";
+  static const bool installed = (oracle::install_default_policies(reg), true);
+  (void)installed;
+  const auto& s = h.shape;
+  const DType t = skinny::dtype_of(s.dtype);
+  auto tensor = [&](std::vector<std::int64_t> shape, const std::vector<std::uint16_t>& codes) {
+    return Tensor::from_codes(t, std::move(shape), std::vector<std::uint64_t>(codes.begin(), codes.end()));
+  };
+  std::vector<std::uint16_t> a_dense(static_cast<std::size_t>(s.n * s.k));
+  for (std::int64_t n = 0; n < s.n; ++n)
+    for (std::int64_t k = 0; k < s.k; ++k) a_dense[n * s.k + k] = h.a[n * s.row_stride_a() + k];
+  OpCase c;
+  c.inputs["a"] = tensor({s.n, s.k}, a_dense);
+  c.inputs["b"] = tensor({s.m, s.k}, h.b);
+  if (s.bias == sk::BiasShape::m) c.inputs["bias"] = tensor({s.m}, h.bias);
+  if (s.bias == sk::BiasShape::nm) c.inputs["bias"] = tensor({s.n, s.m}, h.bias);
+  if (s.bias == sk::BiasShape::one_m) c.inputs["bias"] = tensor({1, s.m}, h.bias);
+  const Outputs expected = run_reference("skinny_gemm", c);
+  const oracle::JudgeResult r = oracle::judge(*d, c, expected, Outputs{{"out", tensor({s.n, s.m}, out)}});
+  return r.pass ? std::string() : "oracle: " + oracle::text_report(r);
+}
+}  // namespace
+
 GemmCase::GemmCase(const sk::SkinnyShape& s, std::mt19937_64& rng, sk::SkinnyVariant v)
     : GemmCase(skinny::make_case(s, rng), v) {}
 
@@ -51,6 +83,7 @@ GemmCase::GemmCase(HostCase h, sk::SkinnyVariant v)
   dev.out.memset(0xff);
   const skinny::RowCheck rc = skinny::check_rows(host, skinny::reference(host), solo);
   if (!rc.ok()) solo_error = rc.first;
+  if (solo_error.empty()) solo_error = oracle_verdict(host, solo);
 }
 
 sk::SkinnyBuffers GemmCase::io(void* out, const void* a) const {

@@ -46,7 +46,9 @@ struct GemmCase {
   HostCase host;
   DeviceCase dev;
   std::vector<std::uint16_t> solo;  // single-stream result
-  std::string solo_error;           // the float64 verdict on solo (empty: within the bound), checked once
+  // The verdict on solo, checked once (empty: pass): the per-element fp32-accumulation bound vs float64, then
+  // oracle::judge vs dsv4::run_reference under the op's error model.
+  std::string solo_error;
   GemmCase(const sk::SkinnyShape& s, std::mt19937_64& rng, sk::SkinnyVariant v = sk::SkinnyVariant::fixed);
   GemmCase(HostCase h, sk::SkinnyVariant v = sk::SkinnyVariant::fixed);
   // io with another output buffer (and optionally another a, e.g. a chain's previous output).
