@@ -184,6 +184,9 @@ void random_schedule(std::uint64_t seed) {
   port::sim::Options o = port::sim::options();
   o.schedule = port::sim::Schedule::random;
   o.seed = seed;
+  o.preempt_global = true;     // switch threads at global loads/stores too: the most interleaving sim offers
+  o.max_blocks_in_flight = 8;  // blocks of launches from several streams interleave
+  o.fail_on_violation = true;  // an LDS hazard/out-of-range/deadlock fails the launch (Error at the next sync)
   port::sim::set_options(o);
 }
 

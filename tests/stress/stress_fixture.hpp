@@ -80,7 +80,8 @@ void check_quant(const QuantCase& c, const std::vector<std::uint8_t>& q, const s
 // A host case whose a is device-produced codes (a chain's second GEMM), b drawn from rng.
 HostCase chained_case(const sk::SkinnyShape& s, const std::vector<std::uint16_t>& a_codes, std::mt19937_64& rng);
 
-// Sim: random schedule with this seed (inert elsewhere).
+// Sim: random schedule with this seed, preemption at global accesses, 8 blocks in flight, any sim violation
+// failing its launch (inert elsewhere).
 void random_schedule(std::uint64_t seed);
 
 }  // namespace dsv4::test::stress
