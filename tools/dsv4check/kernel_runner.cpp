@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "fuzz/harness/under_test.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "oracle/poison.hpp"
 #include "tools/dsv4check/command.hpp"
@@ -40,44 +41,27 @@ KernelRun run_reference_as_kernel(const OpDescriptor& d, const OpCase& c, const 
   return r;
 }
 
-// The kernels/ registry's kernel for d on this build's backend, adapted: outputs shaped like the reference's
-// are allocated and poisoned here, the kernel fills them, its plan JSON comes back with a tile map.
-KernelRun run_registered_kernel(const kernels::KernelEntry& k, const OpDescriptor& d, const OpCase& c,
-                                const KernelRunOptions& o) {
-  const Outputs shapes = d.reference(c);
+// The kernels/ registry's kernel for d on this build's backend, through the one harness every tool shares
+// (fuzz/harness/under_test.hpp: poisoned outputs shaped like the reference's, plan JSON, tile map).
+KernelRun run_registered_kernel(const OpDescriptor& d, const OpCase& c, const KernelRunOptions& o) {
+  fuzz::UnderTestOptions uo;
+  uo.backend = kernels::backend_name();
+  if (o.arch) uo.arch = std::string(port::profile(*o.arch).name);
+  uo.variant = o.variant;
+  uo.seed = o.seed;
+  fuzz::UnderTestRun u = fuzz::run_under_test(d, c, d.reference(c), uo);
   KernelRun r;
-  for (auto& [n, t] : shapes) {
-    Tensor out = Tensor::empty(t.dtype(), t.shape());
-    oracle::poison(out, oracle::PoisonPattern::primary);
-    r.outputs[n] = out;
-  }
-  r.poison = oracle::PoisonPattern::primary;
-  kernels::RunOptions ro;
-  if (o.arch) ro.arch = std::string(port::profile(*o.arch).name);
-  ro.variant = o.variant;
-  ro.seed = o.seed;
+  r.outputs = std::move(u.outputs);
+  r.plan = std::move(u.plan);
+  r.tiles = std::move(u.tiles);
+  r.poison = u.poison;
   if (o.streams > 1) r.notes.push_back("--streams: this kernel runner runs one stream");
-  r.plan = k.run(c, r.outputs, ro);
-  r.tiles = tile_map_from_plan(r.plan);
   return r;
 }
 
 }  // namespace
 
-std::optional<oracle::TileMap> tile_map_from_plan(const Json& plan) {
-  if (!plan.is_object() || !plan.contains("tile_map") || !plan["tile_map"].is_object()) return std::nullopt;
-  const Json& t = plan["tile_map"];
-  oracle::TileMap m;
-  m.output = t.value("output", std::string());
-  m.rows.tile = t.value("row_tile", std::int64_t{0});
-  m.rows.name = t.value("row_name", std::string("row tile"));
-  m.cols.tile = t.value("col_tile", std::int64_t{0});
-  m.cols.name = t.value("col_name", std::string("column tile"));
-  m.k_shards = plan.value("k_shards", std::int64_t{0});
-  m.k_shard_size = plan.value("k_shard_size", std::int64_t{0});
-  m.plan = plan.value("text", plan.value("kernel", std::string()));
-  return m;
-}
+std::optional<oracle::TileMap> tile_map_from_plan(const Json& plan) { return fuzz::tile_map_from_plan(plan); }
 
 void add_kernel_runner(const std::string& op, const std::string& backend, KernelRunnerFn fn) {
   if (backend == "reference") throw std::logic_error("backend 'reference' is built in");
@@ -102,10 +86,8 @@ const KernelRunnerFn& find_kernel_runner(const OpDescriptor& d, const std::strin
   if (auto it = r.find({d.name, backend}); it != r.end()) return it->second;
   if (backend == kernels::backend_name()) {
     if (const kernels::KernelEntry* k = kernels::KernelRegistry::instance().find(d.name)) {
-      auto [it, added] = r.emplace(std::make_pair(d.name, backend), [k](const OpDescriptor& op, const OpCase& c,
-                                                                         const KernelRunOptions& o) {
-        return run_registered_kernel(*k, op, c, o);
-      });
+      (void)k;
+      auto [it, added] = r.emplace(std::make_pair(d.name, backend), run_registered_kernel);
       return it->second;
     }
   }
