@@ -30,6 +30,12 @@ struct RunOptions {
   int repeats = 1;              // launches of the same case (determinism checks)
 };
 
+// Thrown by a runner when the kernel's plan refuses the case (can_implement false): the case lies
+// outside the kernel's declared limits, which is not a kernel failure. Fuzzing counts it as a discard.
+struct CannotImplement : InputError {
+  using InputError::InputError;
+};
+
 using KernelRunner = std::function<Json(const OpCase& c, Outputs& outputs, const RunOptions& o)>;
 
 struct KernelEntry {

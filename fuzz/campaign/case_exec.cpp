@@ -100,6 +100,9 @@ Attempt attempt(const OpDescriptor& d, const CaseSpec& spec, const UnderTestOpti
   UnderTestRun run;
   try {
     run = run_under_test(d, a.c, expected, uo);
+  } catch (const kernels::CannotImplement& e) {
+    a.message = std::string("outside the kernel's limits (can_implement): ") + e.what();
+    return a;  // discard: the plan refused it before launch, as it must
   } catch (const std::exception& e) {
     a.status = CaseStatus::error;
     a.message = std::string("implementation under test failed: ") + e.what();

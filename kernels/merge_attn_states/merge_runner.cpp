@@ -96,7 +96,7 @@ Json run_merge(const OpCase& c, Outputs& outs, const RunOptions& o) {
   opt.output_lse = out_lse != nullptr;
   const port::ArchProfile& arch = arch_of(o);
   const MergePlan plan = make_merge_plan(s, arch, opt);
-  if (!plan.ok) throw InputError(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  if (!plan.ok) throw kernels::CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 
   const std::int64_t T = s.t, H = s.h, D = s.d, hs = s.hs();
   port::DeviceBuffer dp = to_device(pack_input(P, hs, nan_code(P.dtype())));

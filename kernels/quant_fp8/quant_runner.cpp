@@ -55,7 +55,7 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const port::ArchProfile& arch = arch_of(o);
   opt.wave_size = effective_wave_size(arch);
   const QuantPlan plan = make_quant_plan(shape, arch, opt);
-  if (!plan.ok) throw InputError("per_token_group_quant_fp8 kernel cannot implement this case: " + plan.reason);
+  if (!plan.ok) throw kernels::CannotImplement("per_token_group_quant_fp8 kernel cannot implement this case: " + plan.reason);
 
   Tensor& xq = outs.at("x_q");
   Tensor& xs = outs.at("x_s");

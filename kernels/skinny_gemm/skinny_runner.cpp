@@ -74,7 +74,7 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const SkinnyPlan plan = make_plan(s, *arch, opt);
   if (!plan.ok) {
     if (sim) port::sim::set_options(saved);
-    throw InputError(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+    throw kernels::CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
   }
   const std::uint16_t nan = s.dtype == ElemType::f16 ? 0x7e00 : 0x7fc0;
   const auto ha = codes_2d(a, s.n, s.k, s.row_stride_a(), nan);

@@ -3,10 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <cstdlib>
 #include <fstream>
+#include <sys/wait.h>
 
 #include "fuzz/campaign/campaign.hpp"
 #include "fuzz/campaign/shape_space.hpp"
+#include "kernels/kernel_registry.hpp"
 #include "reference/registry/registry.hpp"
 
 namespace fs = std::filesystem;
@@ -122,4 +125,37 @@ TEST(Campaign, DrawnShapesStayInsideTheGenericSpace) {
     for (auto it = s.begin(); it != s.end(); ++it)
       if (it->is_number_integer()) EXPECT_GE(it->get<std::int64_t>(), 0) << s.dump();
   }
+}
+
+TEST(Campaign, BuggyKernelVariantIsFoundShrunkSavedAndReplayedByVerify) {
+  if (std::string(kernels::backend_name()) != "sim") GTEST_SKIP() << "runs the sim kernels (this build: " << kernels::backend_name() << ")";
+  auto run = [](const std::string& variant, const fs::path& dir) {
+    CampaignOptions o = options(dir, 8);
+    o.ops = {"merge_attn_states"};
+    o.under_test.backend = "sim";
+    o.under_test.variant = variant;
+    o.worker_argv = {DSV4CHECK_EXE, "fuzz-worker", "--backend", "sim", "--variant", variant, "--failure-dir",
+                     (dir / "failures").string()};
+    return run_campaign(o);
+  };
+  fs::path good = fresh_dir("good"), bad = fresh_dir("bad");
+  EXPECT_EQ(run("default", good), 0);  // the correct kernel raises no alarm over the same cases
+  EXPECT_EQ(run("nan_both_empty", bad), 1);
+  CampaignState s = load_state(bad.string());
+  ASSERT_FALSE(s.failures.empty());
+  const CaseResult& f = s.failures.front();
+  EXPECT_EQ(f.status, CaseStatus::fail);
+  EXPECT_NE(f.message.find("FAIL output"), std::string::npos) << f.message;
+  EXPECT_NE(f.message.find("lie in"), std::string::npos) << f.message;  // localised by the oracle
+  EXPECT_NE(f.repro.find("--variant nan_both_empty"), std::string::npos) << f.repro;
+  // Shrinking never grows a shape.
+  for (auto it = f.shape.begin(); it != f.shape.end(); ++it)
+    if (it->is_number_integer()) EXPECT_LE(it->get<std::int64_t>(), f.original_shape[it.key()].get<std::int64_t>());
+  ASSERT_FALSE(f.fixture.empty());
+  ASSERT_TRUE(fs::exists(f.fixture));
+  const std::string cmd = std::string(DSV4CHECK_EXE) + " verify " + f.fixture + " > /dev/null";
+  const int st = std::system(cmd.c_str());
+  EXPECT_EQ(WEXITSTATUS(st), 1) << cmd;  // the saved case replays as a mismatch
+  fs::remove_all(good);
+  fs::remove_all(bad);
 }
