@@ -27,6 +27,7 @@ int main(int argc, char** argv) {
   g_argv0 = argc > 0 ? argv[0] : "test";
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new ReproPrinter);
-  std::printf("[  SEED    ] DSV4_SEED=%llu\n", static_cast<unsigned long long>(dsv4::test::base_seed()));
+  if (!::testing::GTEST_FLAG(list_tests))  // keep the listing clean for gtest_discover_tests
+    std::printf("[  SEED    ] DSV4_SEED=%llu\n", static_cast<unsigned long long>(dsv4::test::base_seed()));
   return RUN_ALL_TESTS();
 }

@@ -9,6 +9,8 @@
 // Safeguards against a wrong table: every 4096th input and every NaN input (2^24, payloads matter) are
 // also compared with the reference directly, and each run boundary is re-checked on both sides.
 #include <gtest/gtest.h>
+
+#include <ostream>
 #include <omp.h>
 
 #include <algorithm>
@@ -159,6 +161,9 @@ TEST_P(Exhaustive, FastEncoderEqualsReferenceOnAllFloat32) {
                   << fast.from_bits(b) << ", reference 0x" << encode_f32_bits_reference(cs.format, mode, b);
   }
 }
+
+// Printed by gtest (and in ctest's test list) instead of the struct's raw bytes.
+void PrintTo(const Case& c, std::ostream* os) { *os << name(c.format) << " " << c.mode; }
 
 std::string case_name(const ::testing::TestParamInfo<Case>& info) {
   std::string s = std::string(name(info.param.format)) + "_" + info.param.mode;
