@@ -106,7 +106,10 @@ class Stream {
   void synchronize();
   void wait(const Event& e);  // later work on this stream waits for e's most recent record (no-op if never recorded)
 
-  // Stream capture: work issued to this stream between begin and end is recorded, not run.
+  // Stream capture: work issued to this stream between begin and end is recorded, not run. Cross-stream capture as
+  // in CUDA: another stream that waits on an event recorded inside the capture joins it (its work becomes a branch
+  // of the same graph); end_capture, on the stream that began it, requires every joined stream to have been
+  // joined back (an event recorded on it and waited on by the capture) and ends the capture on all of them.
   void begin_capture();
   Graph end_capture();
   bool capturing() const;
@@ -162,7 +165,9 @@ class GraphExec {
   ~GraphExec();
   GraphExec(GraphExec&&) noexcept;
   GraphExec& operator=(GraphExec&&) noexcept;
-  void launch(Stream& s);  // replay
+  // Replay: the origin stream's branch runs on s, each joined stream's branch on a stream of this executable
+  // (ordered after s's earlier work through the capture's fork events); s's later work follows every branch.
+  void launch(Stream& s);
   void* native() const { return handle_; }
 
  private:
@@ -234,6 +239,10 @@ class RuntimeObserver {
   virtual void on_stream_sync(const void* stream) { (void)stream; }
   virtual void on_event_sync(const void* event) { (void)event; }
   virtual void on_device_sync() {}  // device_synchronize and the synchronous copies / memset
+  // `stream` joined the capture begun on `origin` (cross-stream capture: it waited on an event recorded inside that
+  // capture); its later calls arrive with captured = true until the origin's end_capture, which files them under the
+  // same graph as a branch of its own.
+  virtual void on_capture_join(const void* stream, const void* origin) { (void)stream; (void)origin; }
   virtual void on_capture_end(const void* stream, const void* graph) { (void)stream; (void)graph; }
   virtual void on_graph_instantiate(const void* graph, const void* exec) { (void)graph; (void)exec; }
   virtual void on_graph_launch(const void* exec, const void* stream) { (void)exec; (void)stream; }

@@ -3,11 +3,15 @@
 // workspaces included), async copy/memset, event record/wait, stream/event/device sync, graph capture and graph
 // replay on any backend is fed to a StreamOrderChecker.
 //
-// Graphs: a launch (or copy, event record/wait) issued to a capturing stream is kept in that stream's capture list;
-// end_capture files the list under the graph, instantiate under the executable, and each replay issues the list
-// in capture order on the replay stream (node names get " (graph replay)"). Capture is modelled per stream, as
-// the sim backend does: work that other streams join into a capture (CUDA cross-stream capture) is not tracked.
-// Streams and events are identified by their native handles; StreamId 1, 2, ... in first-seen order.
+// Graphs: a launch (or copy, event record/wait) issued to a capturing stream is kept in its capture, one lane per
+// stream: lane 0 for the stream that began it, one more for each stream that joined it (cross-stream capture,
+// on_capture_join). An event recorded inside the capture is graph-private: a wait on it inside the capture is an
+// edge between lanes. end_capture files the lanes under the graph, instantiate under the executable; each replay
+// issues lane 0 on the replay stream and lane i on a stream of the executable's own (as the backends run them),
+// with fresh events for the edges (node names get " (graph replay)"). So two branches of one graph that touch
+// the same bytes without an edge between them are reported like two unordered streams.
+// Streams and events are identified by their native handles; StreamId 1, 2, ... in first-seen order (replay lanes
+// and graph-private events get ids of their own from the same counters).
 #pragma once
 #include <map>
 #include <memory>
@@ -41,6 +45,7 @@ class RuntimeRaceObserver final : public port::RuntimeObserver {
   void on_stream_sync(const void* stream) override;
   void on_event_sync(const void* event) override;
   void on_device_sync() override;
+  void on_capture_join(const void* stream, const void* origin) override;
   void on_capture_end(const void* stream, const void* graph) override;
   void on_graph_instantiate(const void* graph, const void* exec) override;
   void on_graph_launch(const void* exec, const void* stream) override;
@@ -51,20 +56,32 @@ class RuntimeRaceObserver final : public port::RuntimeObserver {
     enum Kind { launch, event_record, event_wait } kind = launch;
     std::string name;
     std::vector<Range> ranges;
-    EventId event = 0;
+    EventId event = 0;  // event_wait on an event from outside the capture
+    int slot = -1;      // event_record: its graph-private event; event_wait: an edge to that record
   };
-  using NodeList = std::shared_ptr<const std::vector<Node>>;
+  struct Capture {
+    std::vector<std::vector<Node>> lanes{1};
+    int slots = 0;
+  };
+  using NodeLanes = std::shared_ptr<const std::vector<std::vector<Node>>>;
 
   StreamId stream_id(const void* native);  // callers hold mu_
   EventId event_id(const void* native);
+  // The capture lane a captured call on `native` goes to (the stream that began a capture is its lane 0).
+  std::vector<Node>& lane_of(const void* native, Capture** capture = nullptr);
   void issue(StreamId s, const std::string& name, std::vector<Range> ranges, bool captured, const void* native);
+  void replay(const std::vector<std::vector<Node>>& lanes, const void* exec, StreamId s);
 
   mutable std::mutex mu_;
   StreamOrderChecker checker_;
+  std::uint64_t next_stream_ = 1, next_event_ = 1;
   std::map<const void*, StreamId> streams_;
   std::map<const void*, EventId> events_;
-  std::map<const void*, std::vector<Node>> capturing_;  // per capturing stream
-  std::map<const void*, NodeList> graphs_, execs_;
+  std::map<const void*, Capture> capturing_;                                // per stream that began a capture
+  std::map<const void*, std::pair<const void*, std::size_t>> lane_;        // capturing stream -> (origin, lane)
+  std::map<const void*, std::pair<const void*, int>> captured_record_;     // event -> (origin, slot) while open
+  std::map<const void*, NodeLanes> graphs_, execs_;
+  std::map<const void*, std::vector<StreamId>> exec_lanes_;               // lane streams 1..n-1 of an executable
   port::RuntimeObserver* previous_ = nullptr;
 };
 

@@ -1,7 +1,7 @@
 // Stress (issue 8): N streams x M iterations of interleaved skinny GEMMs of different shapes with distinct inputs
 // and no synchronisation between streams, each output checked bitwise against its single-stream result and against
 // float64; a graph captured on A replayed on B while A runs; the shared-experts overlap and the CSA fork/join
-// (eager with events and as captured graphs); pool counters zero afterwards; the race checker attached throughout
+// (eager with events and as captured graphs; CSA as one cross-stream graph); pool counters zero afterwards; the race checker attached throughout
 // (silent with the pool) and catching the static shared workspace. Every case runs under a deadline
 // (deadline_runner.hpp). Compiled twice: test_stress_sim (sim backend, random schedules) and test_stress_gpu
 // (DSV4_STRESS_GPU, device backends, larger; skipped without a device).
@@ -210,7 +210,8 @@ TEST(STRESS_SUITE, SharedExpertsOverlapAsCapturedGraphs) {
 
 // ---- CSA fork/join: one input, default stream + two aux streams each running a self-contained chain ------------
 // Each chain is two GEMMs (the second consumes the first's output); the default stream forks both aux streams
-// with one event and joins them with one event each. Graph form: each chain captured on its own stream.
+// with one event and joins them with one event each. Graph form: the whole fork/join (fork event, three chains on
+// three streams, join events) captured once on the lead stream as ONE cross-stream graph and replayed each step.
 void csa_fork_join(bool as_graph, std::uint64_t seed) {
   expect_passes_within([as_graph, seed] {
     std::vector<std::string> f;
@@ -255,22 +256,24 @@ void csa_fork_join(bool as_graph, std::uint64_t seed) {
       sk::run_skinny_gemm(first[c].plan, first[c].io(mid[c].data(), hidden_states), pool, *st[c]);
       sk::run_skinny_gemm(chain2[c]->plan, chain2[c]->io(out2, mid[c].data()), pool, *st[c]);
     };
-    std::vector<port::GraphExec> execs;
-    if (as_graph)
-      for (int c = 0; c < 3; ++c) {
-        st[c]->begin_capture();
-        chain(c, final_out[c].data());
-        execs.push_back(st[c]->end_capture().instantiate());
-      }
-    for (int i = 0; i < steps; ++i) {
+    auto fork_join = [&] {
       fork.record(main);
       for (int c = 1; c < 3; ++c) st[c]->wait(fork);
       for (int c = 2; c >= 0; --c) {  // aux chains issued first: the default chain overlaps them
-        if (as_graph) execs[c].launch(*st[c]);
-        else chain(c, final_out[c].data());
+        chain(c, final_out[c].data());
         if (c > 0) joined[c - 1].record(*st[c]);
       }
       for (int c = 0; c < 2; ++c) main.wait(joined[c]);
+    };
+    port::GraphExec step_graph;
+    if (as_graph) {  // aux0 and aux1 join the lead stream's capture through `fork`, and are joined back
+      main.begin_capture();
+      fork_join();
+      step_graph = main.end_capture().instantiate();
+    }
+    for (int i = 0; i < steps; ++i) {
+      if (as_graph) step_graph.launch(main);
+      else fork_join();
       for (int c = 0; c < 3; ++c) port::copy_device_async(outs[c][i], 0, final_out[c], 0, chain2[c]->out_bytes(), main);
     }
     main.synchronize();
@@ -289,7 +292,7 @@ TEST(STRESS_SUITE, CsaForkJoinEagerWithEvents) {
   STRESS_REQUIRE_BACKEND();
   csa_fork_join(false, dsv4::test::test_seed("csa_eager"));
 }
-TEST(STRESS_SUITE, CsaForkJoinAsCapturedGraphs) {
+TEST(STRESS_SUITE, CsaForkJoinAsOneCrossStreamGraph) {
   STRESS_REQUIRE_BACKEND();
   csa_fork_join(true, dsv4::test::test_seed("csa_graph"));
 }

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kernels/port/detail/capture_origins.hpp"
 #include "kernels/port/detail/launch_log.hpp"
 #include "kernels/port/runtime.hpp"
 
@@ -174,16 +175,34 @@ void Stream::synchronize() {
   check(cudaStreamSynchronize(cs(*this)), "cudaStreamSynchronize");
   if (RuntimeObserver* o = runtime_observer()) o->on_stream_sync(handle_);
 }
+namespace {
+// The capture id of a capturing stream, 0 when it is not capturing.
+unsigned long long capture_id(cudaStream_t s) {
+  cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  check(cudaStreamGetCaptureInfo(s, &st, &id), "cudaStreamGetCaptureInfo");
+  return st == cudaStreamCaptureStatusActive ? id : 0;
+}
+}  // namespace
+
 void Stream::wait(const Event& e) {
-  if (RuntimeObserver* o = runtime_observer()) o->on_event_wait(handle_, e.native(), stream_capturing(cs(*this)));
+  const bool was_capturing = stream_capturing(cs(*this));
   check(cudaStreamWaitEvent(cs(*this), static_cast<cudaEvent_t>(e.native()), 0), "cudaStreamWaitEvent");
+  if (RuntimeObserver* o = runtime_observer()) {
+    const unsigned long long id = capture_id(cs(*this));
+    if (!was_capturing && id != 0) o->on_capture_join(handle_, detail::capture_origin(id));  // cross-stream capture
+    o->on_event_wait(handle_, e.native(), id != 0);
+  }
 }
 void Stream::begin_capture() {
   check(cudaStreamBeginCapture(cs(*this), cudaStreamCaptureModeThreadLocal), "cudaStreamBeginCapture");
+  detail::note_capture_begin(capture_id(cs(*this)), handle_);
 }
 Graph Stream::end_capture() {
   cudaGraph_t g = nullptr;
+  const unsigned long long id = capture_id(cs(*this));
   check(cudaStreamEndCapture(cs(*this), &g), "cudaStreamEndCapture");
+  detail::note_capture_end(id);
   if (RuntimeObserver* o = runtime_observer()) o->on_capture_end(handle_, g);
   return Graph(g);
 }

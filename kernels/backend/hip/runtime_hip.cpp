@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "kernels/port/detail/capture_origins.hpp"
 #include "kernels/port/detail/launch_log.hpp"
 #include "kernels/port/runtime.hpp"
 
@@ -65,7 +66,7 @@ DeviceBuffer::DeviceBuffer(std::size_t bytes) : bytes_(bytes) {
 DeviceBuffer::~DeviceBuffer() {
   if (ptr_)
     if (RuntimeObserver* o = runtime_observer()) o->on_free(ptr_, bytes_);
-  if (ptr_) hipFree(ptr_);  // cannot throw from a destructor; hipFree synchronises
+  if (ptr_) (void)hipFree(ptr_);  // cannot throw from a destructor; hipFree synchronises
 }
 DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.bytes_) {
   o.ptr_ = nullptr;
@@ -172,16 +173,34 @@ void Stream::synchronize() {
   check(hipStreamSynchronize(cs(*this)), "hipStreamSynchronize");
   if (RuntimeObserver* o = runtime_observer()) o->on_stream_sync(handle_);
 }
+namespace {
+// The capture id of a capturing stream, 0 when it is not capturing.
+unsigned long long capture_id(hipStream_t s) {
+  hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
+  unsigned long long id = 0;
+  check(hipStreamGetCaptureInfo(s, &st, &id), "hipStreamGetCaptureInfo");
+  return st == hipStreamCaptureStatusActive ? id : 0;
+}
+}  // namespace
+
 void Stream::wait(const Event& e) {
-  if (RuntimeObserver* o = runtime_observer()) o->on_event_wait(handle_, e.native(), stream_capturing(cs(*this)));
+  const bool was_capturing = stream_capturing(cs(*this));
   check(hipStreamWaitEvent(cs(*this), static_cast<hipEvent_t>(e.native()), 0), "hipStreamWaitEvent");
+  if (RuntimeObserver* o = runtime_observer()) {
+    const unsigned long long id = capture_id(cs(*this));
+    if (!was_capturing && id != 0) o->on_capture_join(handle_, detail::capture_origin(id));  // cross-stream capture
+    o->on_event_wait(handle_, e.native(), id != 0);
+  }
 }
 void Stream::begin_capture() {
   check(hipStreamBeginCapture(cs(*this), hipStreamCaptureModeThreadLocal), "hipStreamBeginCapture");
+  detail::note_capture_begin(capture_id(cs(*this)), handle_);
 }
 Graph Stream::end_capture() {
   hipGraph_t g = nullptr;
+  const unsigned long long id = capture_id(cs(*this));
   check(hipStreamEndCapture(cs(*this), &g), "hipStreamEndCapture");
+  detail::note_capture_end(id);
   if (RuntimeObserver* o = runtime_observer()) o->on_capture_end(handle_, g);
   return Graph(g);
 }

@@ -46,7 +46,7 @@ void Executor::enqueue(SimStream* s, Op op) {
       op.spec = op.launch->spec;
       op.launch.reset();
     }
-    s->capture->ops.push_back(std::move(op));
+    s->session->graph->lanes[s->lane].push_back(std::move(op));
     return;
   }
   s->queue.push_back(std::move(op));

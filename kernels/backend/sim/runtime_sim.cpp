@@ -12,7 +12,9 @@ namespace dsv4::port {
 using sim::detail::Executor;
 using sim::detail::Op;
 using sim::detail::SimEvent;
+using sim::detail::CaptureSession;
 using sim::detail::SimGraph;
+using sim::detail::SimGraphExec;
 using sim::detail::SimStream;
 
 Backend backend() { return Backend::sim; }
@@ -147,20 +149,85 @@ void Stream::synchronize() {
 }
 void Stream::wait(const Event& e) {
   auto ev = *static_cast<std::shared_ptr<SimEvent>*>(e.native());
-  if (RuntimeObserver* o = runtime_observer()) o->on_event_wait(handle_, e.native(), sim_stream(*this)->capturing);
-  Executor::get().enqueue(sim_stream(*this), Op{Op::event_wait, nullptr, nullptr, {}, ev, ev->recorded});
+  SimStream* s = sim_stream(*this);
+  RuntimeObserver* o = runtime_observer();
+  std::shared_ptr<CaptureSession> cap = ev->capture && ev->capture->open ? ev->capture : nullptr;
+  if (cap && s->capturing && s->session != cap)
+    throw Error("sim: Stream::wait: the event was recorded in another stream's capture (CUDA: "
+                "cudaErrorStreamCaptureIsolation)");
+  if (cap && !s->capturing) {  // cross-stream capture: this stream joins as a new lane
+    s->capturing = true;
+    s->session = cap;
+    s->lane = cap->members.size();
+    cap->members.push_back(s);
+    cap->graph->lanes.emplace_back();
+    if (o) o->on_capture_join(handle_, cap->origin);
+  }
+  if (o) o->on_event_wait(handle_, e.native(), s->capturing);
+  Op op{Op::event_wait, nullptr, nullptr, {}, ev, ev->recorded};
+  if (cap) {  // an edge inside the graph: the replay waits on the record's private event
+    op.event = nullptr;
+    op.slot = ev->capture_slot;
+  }
+  Executor::get().enqueue(s, std::move(op));
 }
 void Stream::begin_capture() {
   SimStream* s = sim_stream(*this);
   if (s->capturing) throw Error("sim: Stream::begin_capture: the stream is already capturing");
   s->capturing = true;
-  s->capture = std::make_shared<SimGraph>();
+  s->session = std::make_shared<CaptureSession>();
+  s->session->origin = s;
+  s->session->members = {s};
+  s->lane = 0;
 }
+
+namespace {
+// CUDA's rule for ending a cross-stream capture: every joined lane must end in an event record that a lane already
+// known to be joined (the origin first) waits on. Returns the first lane that is not joined back, or 0.
+std::size_t unjoined_lane(const SimGraph& g) {
+  std::vector<bool> joined(g.lanes.size(), false);
+  joined[0] = true;
+  for (bool changed = true; changed;) {
+    changed = false;
+    for (std::size_t l = 1; l < g.lanes.size(); ++l) {
+      if (joined[l]) continue;
+      const auto& lane = g.lanes[l];
+      if (lane.empty() || lane.back().kind != Op::event_record || lane.back().slot < 0) continue;
+      const int slot = lane.back().slot;
+      for (std::size_t j = 0; j < g.lanes.size() && !joined[l]; ++j)
+        if (joined[j] && j != l)
+          for (const Op& op : g.lanes[j])
+            if (op.kind == Op::event_wait && op.slot == slot) {
+              joined[l] = true;
+              changed = true;
+              break;
+            }
+    }
+  }
+  for (std::size_t l = 1; l < g.lanes.size(); ++l)
+    if (!joined[l]) return l;
+  return 0;
+}
+}  // namespace
+
 Graph Stream::end_capture() {
   SimStream* s = sim_stream(*this);
   if (!s->capturing) throw Error("sim: Stream::end_capture: the stream is not capturing");
-  s->capturing = false;
-  auto* g = new std::shared_ptr<SimGraph>(std::move(s->capture));
+  std::shared_ptr<CaptureSession> cap = s->session;
+  if (cap->origin != s)
+    throw Error("sim: Stream::end_capture: called on a stream that joined another stream's capture; end it on the "
+                "stream that began it (CUDA: cudaErrorStreamCaptureUnmatched)");
+  cap->open = false;
+  for (SimStream* m : cap->members) {
+    m->capturing = false;
+    m->session.reset();
+    m->lane = 0;
+  }
+  if (const std::size_t l = unjoined_lane(*cap->graph))
+    throw Error("sim: Stream::end_capture: stream " + std::to_string(l) + " of the capture (joined through an event) "
+                "has work that is not joined back into the stream that began it: record an event on it and wait "
+                "on that event before end_capture (CUDA: cudaErrorStreamCaptureUnjoined)");
+  auto* g = new std::shared_ptr<SimGraph>(cap->graph);
   if (RuntimeObserver* o = runtime_observer()) o->on_capture_end(handle_, g);
   return Graph(g);
 }
@@ -181,10 +248,18 @@ Event& Event::operator=(Event&& o) noexcept {
 void Event::record(Stream& s) {
   auto ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
   SimStream* ss = sim_stream(s);
-  // In capture the target is assigned at replay (Graph ops are re-issued then).
-  const std::uint64_t target = ss->capturing ? 0 : ++ev->recorded;
   if (RuntimeObserver* o = runtime_observer()) o->on_event_record(handle_, s.native(), ss->capturing);
-  Executor::get().enqueue(ss, Op{Op::event_record, nullptr, nullptr, {}, ev, target});
+  if (ss->capturing) {  // a graph-private event: later waits on this event inside the capture become edges
+    ev->capture = ss->session;
+    ev->capture_slot = ss->session->graph->event_slots++;
+    Op op{Op::event_record, nullptr, nullptr, {}, nullptr, 0};
+    op.slot = ev->capture_slot;
+    Executor::get().enqueue(ss, std::move(op));
+    return;
+  }
+  ev->capture.reset();
+  ev->capture_slot = -1;
+  Executor::get().enqueue(ss, Op{Op::event_record, nullptr, nullptr, {}, ev, ++ev->recorded});
 }
 void Event::synchronize() const {
   auto ev = *static_cast<std::shared_ptr<SimEvent>*>(handle_);
@@ -214,15 +289,20 @@ Graph& Graph::operator=(Graph&& o) noexcept {
 }
 GraphExec Graph::instantiate() const {
   if (!handle_) throw Error("sim: Graph::instantiate on an empty graph object");
-  GraphExec ge(new std::shared_ptr<SimGraph>(*static_cast<std::shared_ptr<SimGraph>*>(handle_)));
+  GraphExec ge(new SimGraphExec{*static_cast<std::shared_ptr<SimGraph>*>(handle_), {}});
   if (RuntimeObserver* o = runtime_observer()) o->on_graph_instantiate(handle_, ge.native());
   return ge;
 }
-GraphExec::~GraphExec() { delete static_cast<std::shared_ptr<SimGraph>*>(handle_); }
+GraphExec::~GraphExec() {
+  auto* e = static_cast<SimGraphExec*>(handle_);
+  if (!e) return;
+  for (SimStream* s : e->lane_streams) Executor::get().release_stream(s);
+  delete e;
+}
 GraphExec::GraphExec(GraphExec&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
 GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
   if (this != &o) {
-    delete static_cast<std::shared_ptr<SimGraph>*>(handle_);
+    GraphExec old(std::move(*this));
     handle_ = o.handle_;
     o.handle_ = nullptr;
   }
@@ -232,22 +312,35 @@ void GraphExec::launch(Stream& s) {
   if (!handle_) throw Error("sim: GraphExec::launch on an empty graph executable");
   Executor& ex = Executor::get();
   SimStream* ss = sim_stream(s);
+  if (ss->capturing) throw Error("sim: GraphExec::launch into a capturing stream is not supported");
+  auto* exec = static_cast<SimGraphExec*>(handle_);
+  const SimGraph& graph = *exec->graph;
+  while (exec->lane_streams.size() + 1 < graph.lanes.size()) exec->lane_streams.push_back(ex.new_stream());
   if (RuntimeObserver* o = runtime_observer()) o->on_graph_launch(handle_, s.native());
-  for (const Op& g : (*static_cast<std::shared_ptr<SimGraph>*>(handle_))->ops) {
-    Op op = g;
-    if (op.kind == Op::kernel) {
-      op.launch = std::make_shared<sim::detail::LaunchExec>();
-      op.launch->spec = op.spec;
-      op.launch->stream = ss;
-      LaunchConfig cfg = op.spec->cfg;
-      cfg.stream = &s;
-      op.launch->id = detail::record_launch(cfg, ss, false, /*notify=*/false);
-    } else if (op.kind == Op::event_record) {
-      op.target = ++op.event->recorded;
-    } else if (op.kind == Op::event_wait) {
-      op.target = op.event->recorded;
+  // Fresh private events per replay: each slot is recorded once, so every wait on it targets record 1.
+  std::vector<std::shared_ptr<SimEvent>> slots(static_cast<std::size_t>(graph.event_slots));
+  for (auto& e : slots) e = std::make_shared<SimEvent>();
+  for (std::size_t l = 0; l < graph.lanes.size(); ++l) {
+    SimStream* ls = l == 0 ? ss : exec->lane_streams[l - 1];
+    for (const Op& g : graph.lanes[l]) {
+      Op op = g;
+      if (op.kind == Op::kernel) {
+        op.launch = std::make_shared<sim::detail::LaunchExec>();
+        op.launch->spec = op.spec;
+        op.launch->stream = ls;
+        LaunchConfig cfg = op.spec->cfg;
+        cfg.stream = l == 0 ? &s : nullptr;
+        op.launch->id = detail::record_launch(cfg, ls, false, /*notify=*/false);
+      } else if (op.slot >= 0) {
+        op.event = slots[static_cast<std::size_t>(op.slot)];
+        op.target = 1;
+      } else if (op.kind == Op::event_record) {
+        op.target = ++op.event->recorded;
+      } else if (op.kind == Op::event_wait) {
+        op.target = op.event->recorded;
+      }
+      ex.enqueue(ls, std::move(op));
     }
-    ex.enqueue(ss, std::move(op));
   }
 }
 

@@ -60,8 +60,14 @@ struct LaunchExec {
   std::string error;
 };
 
+struct CaptureSession;
+
 struct SimEvent {
   std::uint64_t recorded = 0, completed = 0;
+  // Set when the latest record was issued inside a stream capture: a stream that waits on the event while that
+  // capture is open joins it (cross-stream capture); `capture_slot` is the record's graph-private event.
+  std::shared_ptr<CaptureSession> capture;
+  int capture_slot = -1;
 };
 
 struct Op {
@@ -71,18 +77,37 @@ struct Op {
   std::function<void()> fn;
   std::shared_ptr<SimEvent> event;
   std::uint64_t target = 0;
+  int slot = -1;  // in graphs: a record/wait of the graph-private event `slot` (an edge between branches)
 };
 
+// A captured graph: one lane per stream of the capture (lane 0: the stream that began it), each in issue order.
+// Edges between lanes are records/waits of graph-private events (slots); a replay makes fresh events for them.
 struct SimGraph {
-  std::vector<Op> ops;
+  std::vector<std::vector<Op>> lanes{1};
+  int event_slots = 0;
+};
+
+struct SimStream;
+struct CaptureSession {
+  std::shared_ptr<SimGraph> graph = std::make_shared<SimGraph>();
+  SimStream* origin = nullptr;
+  std::vector<SimStream*> members;  // every capturing stream, origin first; index = lane
+  bool open = true;
 };
 
 struct SimStream {
   std::deque<Op> queue;
   bool active_head = false;  // the front kernel op has been activated
   bool capturing = false;
-  std::shared_ptr<SimGraph> capture;
+  std::shared_ptr<CaptureSession> session;  // while capturing
+  std::size_t lane = 0;                     // this stream's lane in session->graph
   bool released = false;     // the owning Stream was destroyed; drop once drained
+};
+
+// An instantiated graph: the graph and the streams its joined lanes replay on (created at the first replay).
+struct SimGraphExec {
+  std::shared_ptr<SimGraph> graph;
+  std::vector<SimStream*> lane_streams;  // lanes 1..n-1
 };
 
 struct LdsArray {
