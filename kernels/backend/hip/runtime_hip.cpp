@@ -74,7 +74,7 @@ DeviceBuffer::DeviceBuffer(DeviceBuffer&& o) noexcept : ptr_(o.ptr_), bytes_(o.b
 }
 DeviceBuffer& DeviceBuffer::operator=(DeviceBuffer&& o) noexcept {
   if (this != &o) {
-    if (ptr_) hipFree(ptr_);
+    if (ptr_) (void)hipFree(ptr_);
     ptr_ = o.ptr_;
     bytes_ = o.bytes_;
     o.ptr_ = nullptr;
@@ -153,12 +153,12 @@ Stream::Stream() : owned_(true) {
   handle_ = s;
 }
 Stream::~Stream() {
-  if (owned_ && handle_) hipStreamDestroy(static_cast<hipStream_t>(handle_));
+  if (owned_ && handle_) (void)hipStreamDestroy(static_cast<hipStream_t>(handle_));
 }
 Stream::Stream(Stream&& o) noexcept : handle_(o.handle_), owned_(o.owned_) { o.handle_ = nullptr; }
 Stream& Stream::operator=(Stream&& o) noexcept {
   if (this != &o) {
-    if (owned_ && handle_) hipStreamDestroy(static_cast<hipStream_t>(handle_));
+    if (owned_ && handle_) (void)hipStreamDestroy(static_cast<hipStream_t>(handle_));
     handle_ = o.handle_;
     owned_ = o.owned_;
     o.handle_ = nullptr;
@@ -217,12 +217,12 @@ Event::Event() {
   handle_ = e;
 }
 Event::~Event() {
-  if (handle_) hipEventDestroy(static_cast<hipEvent_t>(handle_));
+  if (handle_) (void)hipEventDestroy(static_cast<hipEvent_t>(handle_));
 }
 Event::Event(Event&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
 Event& Event::operator=(Event&& o) noexcept {
   if (this != &o) {
-    if (handle_) hipEventDestroy(static_cast<hipEvent_t>(handle_));
+    if (handle_) (void)hipEventDestroy(static_cast<hipEvent_t>(handle_));
     handle_ = o.handle_;
     o.handle_ = nullptr;
   }
@@ -251,12 +251,12 @@ float Event::elapsed_ms(const Event& start, const Event& end) {
 
 // ---- Graph ----
 Graph::~Graph() {
-  if (handle_) hipGraphDestroy(static_cast<hipGraph_t>(handle_));
+  if (handle_) (void)hipGraphDestroy(static_cast<hipGraph_t>(handle_));
 }
 Graph::Graph(Graph&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
 Graph& Graph::operator=(Graph&& o) noexcept {
   if (this != &o) {
-    if (handle_) hipGraphDestroy(static_cast<hipGraph_t>(handle_));
+    if (handle_) (void)hipGraphDestroy(static_cast<hipGraph_t>(handle_));
     handle_ = o.handle_;
     o.handle_ = nullptr;
   }
@@ -269,12 +269,12 @@ GraphExec Graph::instantiate() const {
   return GraphExec(ge);
 }
 GraphExec::~GraphExec() {
-  if (handle_) hipGraphExecDestroy(static_cast<hipGraphExec_t>(handle_));
+  if (handle_) (void)hipGraphExecDestroy(static_cast<hipGraphExec_t>(handle_));
 }
 GraphExec::GraphExec(GraphExec&& o) noexcept : handle_(o.handle_) { o.handle_ = nullptr; }
 GraphExec& GraphExec::operator=(GraphExec&& o) noexcept {
   if (this != &o) {
-    if (handle_) hipGraphExecDestroy(static_cast<hipGraphExec_t>(handle_));
+    if (handle_) (void)hipGraphExecDestroy(static_cast<hipGraphExec_t>(handle_));
     handle_ = o.handle_;
     o.handle_ = nullptr;
   }
