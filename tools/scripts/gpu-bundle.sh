@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# Builds the cuda backend (nvcc, sm_90, static cudart) and packs what a GPU run needs into one folder that can be
+# carried to a machine with an NVIDIA GPU and no build tree: the kernel and stress test executables (tests/kernels,
+# tests/stress), the kernel benchmarks (bench/kernels, with their PyTorch side-by-side scripts), dsv4check, the
+# shared libraries they load, and run-gpu.sh, which runs them all and writes one log per program.
+#
+#   tools/scripts/gpu-bundle.sh [DEST]        (default DEST: .dev; BUILD=<dir> overrides build-cuda)
+#   then, on the GPU machine:  DEST/run-gpu.sh [LOGDIR]   (default LOGDIR: $OUT or ./gpu-logs)
+set -euo pipefail
+root=$(cd "$(dirname "$0")/../.." && pwd)
+build=${BUILD:-$root/build-cuda}
+dest=${1:-$root/.dev}
+nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
+jobs=${JOBS:-2}
+
+cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSV4_BACKEND=cuda \
+  -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DDSV4_AMD_COMPILE_CHECK=OFF >/dev/null
+
+# Test targets declared under tests/kernels and tests/stress that exist in this (cuda) configuration.
+declared=$(grep -ho 'dsv4_add_gtest([A-Za-z0-9_]*' "$root"/tests/kernels/*/CMakeLists.txt \
+             "$root"/tests/stress/CMakeLists.txt | sed 's/dsv4_add_gtest(//' | sort -u)
+available=$(cmake --build "$build" --target help | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p')
+tests=()
+for t in $declared; do grep -qx "$t" <<<"$available" && tests+=("$t"); done
+benches=$(grep -x 'bench_[A-Za-z0-9_]*' <<<"$available" || true)
+echo "gpu-bundle: building ${#tests[@]} test programs, $(wc -w <<<"$benches") benchmarks and dsv4check in $build"
+cmake --build "$build" -j"$jobs" --target "${tests[@]}" $benches dsv4check
+
+rm -rf "$dest"
+mkdir -p "$dest/lib"
+for t in "${tests[@]}" $benches dsv4check; do
+  exe=$(find "$build" -type f -name "$t" -perm -u+x | head -1)
+  [ -n "$exe" ] || { echo "gpu-bundle: no executable for target $t" >&2; exit 1; }
+  cp "$exe" "$dest/"
+done
+cp "$root"/bench/kernels/*.py "$dest/" 2>/dev/null || true
+# Shared libraries that are not part of a plain Ubuntu/driver install (cudart is static).
+for exe in "$dest"/*; do
+  [ -x "$exe" ] && [ -f "$exe" ] || continue
+  ldd "$exe" 2>/dev/null | awk '/=> \// {print $3}' | while read -r lib; do
+    case "$(basename "$lib")" in
+      libfmt*|libgomp*|libboost*|libcudart*) cp -n "$lib" "$dest/lib/" ;;
+    esac
+  done
+done
+cp "$root/tools/scripts/run-gpu.sh" "$dest/"
+du -sh "$dest"
