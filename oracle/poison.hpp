@@ -18,6 +18,8 @@
 // legitimate NaN for fp8/e8m0 (the poison is the format's NaN code), so those positions are
 // reported as `indeterminate`, never as unwritten and never as a pass of the write check. For
 // F16/BF16/F32/F64 the signalling payload still identifies an unwritten element even there.
+// The byte rule: for U8/I8 outputs, a poison byte where the reference expects that same byte is
+// `indeterminate` too (one run cannot decide it; unwritten_in_both can).
 #pragma once
 #include <cstdint>
 #include <vector>

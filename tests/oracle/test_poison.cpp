@@ -74,3 +74,15 @@ TEST(Poison, ByteOutputsNeedTwoRuns) {
   EXPECT_EQ(check_written(r1).unwritten, (std::vector<std::int64_t>{1, 3}));  // ambiguous alone
   EXPECT_EQ(unwritten_in_both(r1, r2), (std::vector<std::int64_t>{3}));
 }
+
+TEST(Poison, ByteRuleWithExpected) {
+  // A uint8 output (a KV cache): [0] legitimately 0xA5 where the reference expects 0xA5 (indeterminate, not a
+  // failure), [1] left at the poison where the reference expects 0x10 (unwritten), [2] written.
+  Tensor a = Tensor::empty(DType::U8, {3});
+  poison(a);
+  a.set_code_linear(2, 0x33);
+  Tensor e = Tensor::from_codes(DType::U8, {3}, {0xA5, 0x10, 0x33});
+  WriteCheck w = check_written(a, PoisonPattern::primary, &e);
+  EXPECT_EQ(w.unwritten, (std::vector<std::int64_t>{1}));
+  EXPECT_EQ(w.indeterminate, (std::vector<std::int64_t>{0}));
+}
