@@ -1,0 +1,188 @@
+// Kernel-registry entry of sparse_mla_prefill: converts a validated OpCase into a plan and device buffers (q and kv
+// repacked with 16-byte-aligned row strides when the case's rows are padded, padding filled with NaN; indices,
+// topk_length and sink contiguous; outputs start as the caller's poisoned codes), launches `repeats` times, copies
+// the outputs back, and returns the plan as JSON (grid, LDS per region against capacity, workspace 0, tile map:
+// rows = tokens, columns = heads x d_v in head-group tiles). The kernel implements the current semantics only
+// (lse_units=ln, lonely_lse=+inf); other variants of the reference are refused as CannotImplement. On sim,
+// RunOptions::arch selects the emulated profile and a nonzero seed a random schedule.
+#include <algorithm>
+#include <cstring>
+#include <vector>
+
+#include "kernels/kernel_registry.hpp"
+#include "kernels/port/sim.hpp"
+#include "kernels/sparse_mla_prefill/sparse_mla_prefill.hpp"
+
+namespace dsv4::kernels {
+
+namespace {
+
+using namespace sparse_prefill;
+constexpr const char* kOp = "sparse_mla_prefill";
+constexpr std::uint16_t kBf16NaN = 0x7fc0;
+
+std::int64_t round8(std::int64_t v) { return (v + 7) / 8 * 8; }
+
+std::string attr_str(const OpCase& c, const char* k, const char* dflt) {
+  return c.attrs.contains(k) && c.attrs.at(k).is_string() ? c.attrs.at(k).get<std::string>() : std::string(dflt);
+}
+
+port::DeviceBuffer upload(const void* p, std::size_t bytes) {
+  port::DeviceBuffer b(std::max<std::size_t>(16, bytes));
+  if (bytes) b.copy_from_host(p, bytes);
+  return b;
+}
+
+// Restores the sim options on scope exit.
+struct SimOptionsGuard {
+  bool sim = port::sim::sim_active();
+  port::sim::Options saved = port::sim::options();
+  ~SimOptionsGuard() {
+    if (sim) port::sim::set_options(saved);
+  }
+};
+
+Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
+  const Tensor& q = c.in("q");
+  const Tensor& kv = c.in("kv");
+  const Tensor& idx = c.in("indices");
+  const Tensor* sink = c.has("attn_sink") ? &c.in("attn_sink") : nullptr;
+  const Tensor* tl = c.has("topk_length") ? &c.in("topk_length") : nullptr;
+  if (q.dim() != 3 || kv.dim() != 3 || idx.dim() != 3 || q.dtype() != DType::BF16 || kv.dtype() != DType::BF16 ||
+      idx.dtype() != DType::I32)
+    throw InputError(std::string(kOp) + ": q [s_q,h_q,d_qk] bf16, kv [s_kv,1,d_qk] bf16, indices [s_q,1,topk] int32");
+  const std::string units = attr_str(c, "lse_units", "ln"), lonely = attr_str(c, "lonely_lse", "+inf");
+  if (units != "ln" || lonely != "+inf")
+    throw CannotImplement(std::string(kOp) + " kernel implements the current FlashMLA semantics only (lse_units=ln, "
+                          "lonely_lse=+inf); the case asks for lse_units=" + units + ", lonely_lse=" + lonely);
+  PrefillShape s;
+  s.s_q = q.size(0);
+  s.h_q = q.size(1);
+  s.d_qk = q.size(2);
+  s.s_kv = kv.size(0);
+  s.topk = idx.size(2);
+  s.d_v = c.attrs.contains("d_v") && c.attrs.at("d_v").is_number_integer() ? c.attrs.at("d_v").get<std::int64_t>()
+                                                                             : 512;
+  const bool q_padded = s.h_q > 1 && q.stride(1) > s.d_qk;
+  s.q_stride_h = q_padded ? round8(q.stride(1)) : s.d_qk;
+  s.q_stride_s = s.h_q * s.q_stride_h;
+  s.kv_stride = s.s_kv > 1 && kv.stride(0) > s.d_qk ? round8(kv.stride(0)) : s.d_qk;
+  PrefillOptions opt;
+  const auto v = parse_variant(o.variant);
+  if (!v)
+    throw InputError(std::string(kOp) + ": unknown variant '" + o.variant +
+                     "' (default, clamp_invalid, drop_sink, log2_lse)");
+  opt.variant = *v;
+  const port::ArchProfile* arch = &port::device_profile();
+  if (!o.arch.empty()) {
+    const auto pa = port::parse_arch(o.arch);
+    if (!pa) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
+    arch = &port::profile(*pa);
+  }
+  SimOptionsGuard guard;
+  if (guard.sim) {
+    port::sim::Options so = guard.saved;
+    so.arch = arch->arch;
+    if (o.seed) {
+      so.schedule = port::sim::Schedule::random;
+      so.seed = o.seed;
+    }
+    port::sim::set_options(so);
+  }
+  const PrefillPlan plan = make_plan(s, *arch, opt);
+  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+
+  // Inputs.
+  std::vector<std::uint16_t> hq(static_cast<std::size_t>(std::max<std::int64_t>(1, s.s_q * s.qs())), kBf16NaN);
+  for (std::int64_t i = 0; i < s.s_q; ++i)
+    for (std::int64_t h = 0; h < s.h_q; ++h)
+      for (std::int64_t d = 0; d < s.d_qk; ++d)
+        hq[i * s.qs() + h * s.qh() + d] = static_cast<std::uint16_t>(q.code({i, h, d}));
+  std::vector<std::uint16_t> hkv(static_cast<std::size_t>(s.s_kv * s.kvs()), kBf16NaN);
+  for (std::int64_t r = 0; r < s.s_kv; ++r)
+    for (std::int64_t d = 0; d < s.d_qk; ++d) hkv[r * s.kvs() + d] = static_cast<std::uint16_t>(kv.code({r, 0, d}));
+  std::vector<std::int32_t> hidx(static_cast<std::size_t>(s.s_q * s.topk));
+  for (std::int64_t i = 0; i < s.s_q; ++i)
+    for (std::int64_t j = 0; j < s.topk; ++j)
+      hidx[i * s.topk + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(idx.code({i, 0, j})));
+  std::vector<float> hsink;
+  if (sink)
+    for (std::int64_t h = 0; h < s.h_q; ++h) hsink.push_back(static_cast<float>(sink->get({h})));
+  std::vector<std::int32_t> htl;
+  if (tl)
+    for (std::int64_t i = 0; i < s.s_q; ++i) htl.push_back(static_cast<std::int32_t>(static_cast<std::uint32_t>(tl->code({i}))));
+  port::DeviceBuffer dq = upload(hq.data(), hq.size() * 2), dkv = upload(hkv.data(), hkv.size() * 2),
+                     didx = upload(hidx.data(), hidx.size() * 4), dsink = upload(hsink.data(), hsink.size() * 4),
+                     dtl = upload(htl.data(), htl.size() * 4);
+
+  // Outputs: the caller's poisoned codes.
+  Tensor& out = outs.at("out");
+  Tensor& ml = outs.at("max_logits");
+  Tensor& lse = outs.at("lse");
+  const std::int64_t rows = s.s_q * s.h_q;
+  std::vector<std::uint16_t> hout(static_cast<std::size_t>(rows * s.d_v));
+  std::vector<std::uint32_t> hml(static_cast<std::size_t>(rows)), hlse(static_cast<std::size_t>(rows));
+  for (std::int64_t i = 0; i < s.s_q; ++i)
+    for (std::int64_t h = 0; h < s.h_q; ++h) {
+      hml[i * s.h_q + h] = static_cast<std::uint32_t>(ml.code({i, h}));
+      hlse[i * s.h_q + h] = static_cast<std::uint32_t>(lse.code({i, h}));
+      for (std::int64_t d = 0; d < s.d_v; ++d)
+        hout[(i * s.h_q + h) * s.d_v + d] = static_cast<std::uint16_t>(out.code({i, h, d}));
+    }
+  port::DeviceBuffer dout = upload(hout.data(), hout.size() * 2), dml = upload(hml.data(), hml.size() * 4),
+                     dlse = upload(hlse.data(), hlse.size() * 4);
+
+  port::Stream stream;
+  const PrefillBuffers io{dq.data(), dkv.data(), didx.as<int>(), sink ? dsink.as<float>() : nullptr,
+                          tl ? dtl.as<int>() : nullptr, dout.data(), dml.as<float>(), dlse.as<float>()};
+  PrefillArgs args;
+  args.sm_scale = static_cast<float>(c.attrs.at("sm_scale").get<double>());
+  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_sparse_mla_prefill(plan, io, args, stream);
+  stream.synchronize();
+
+  if (!hout.empty()) dout.copy_to_host(hout.data(), hout.size() * 2);
+  if (rows) {
+    dml.copy_to_host(hml.data(), hml.size() * 4);
+    dlse.copy_to_host(hlse.data(), hlse.size() * 4);
+  }
+  for (std::int64_t i = 0; i < s.s_q; ++i)
+    for (std::int64_t h = 0; h < s.h_q; ++h) {
+      ml.set_code({i, h}, hml[i * s.h_q + h]);
+      lse.set_code({i, h}, hlse[i * s.h_q + h]);
+      for (std::int64_t d = 0; d < s.d_v; ++d) out.set_code({i, h, d}, hout[(i * s.h_q + h) * s.d_v + d]);
+    }
+
+  Json j;
+  j["kernel"] = kOp;
+  j["variant"] = variant_name(plan.options.variant);
+  j["grid"] = {plan.grid_x, plan.grid_y, 1};
+  j["block"] = {plan.block, 1, 1};
+  j["lds_bytes"] = Json::object();
+  for (const auto& r : plan.lds_regions()) j["lds_bytes"][r.name] = r.bytes;
+  j["lds_bytes"]["total"] = plan.lds_bytes;
+  j["lds_capacity"] = plan.lds_capacity;
+  j["workspace_bytes"] = plan.workspace_bytes;
+  j["tile_k"] = plan.tile_k;
+  j["k_tiles"] = plan.k_tiles;
+  j["heads_per_workgroup"] = plan.heads;
+  j["tile_map"] = {{"output", "out"}, {"row_dims", 1}, {"row_tile", 1}, {"row_name", "token (workgroup row)"},
+                   {"col_tile", plan.heads * s.d_v}, {"col_name", "head group (heads x d_v)"}};
+  j["text"] = plan.describe();
+  return j;
+}
+
+}  // namespace
+
+void register_sparse_mla_prefill_kernel(KernelRegistry& r) {
+  KernelEntry e;
+  e.op = kOp;
+  e.summary = "sparse MLA prefill: per (token, head group) gather of top-k bf16 kv rows into LDS tiles, fp32 online "
+              "softmax with sink and topk_length, invalid indices never dereferenced";
+  e.variants = {"default", "clamp_invalid", "drop_sink", "log2_lse"};
+  e.run = run_prefill;
+  e.check_shapes = {Json{{"s_q", 3}, {"h_q", 8}, {"d_qk", 576}, {"s_kv", 96}, {"topk", 40}},
+                    Json{{"s_q", 2}, {"h_q", 4}, {"d_qk", 512}, {"s_kv", 64}, {"topk", 64}, {"sink", false}}};
+  r.add(std::move(e));
+}
+
+}  // namespace dsv4::kernels
