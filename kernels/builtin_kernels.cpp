@@ -8,6 +8,8 @@ void register_merge_attn_states_kernel(KernelRegistry& r);
 void register_per_token_group_quant_fp8_kernel(KernelRegistry& r);
 
 void register_skinny_gemm_kernel(KernelRegistry& r);
+void register_fp8_gemm_blockscaled_kernel(KernelRegistry& r);
+void register_fp8_einsum_kernel(KernelRegistry& r);
 void register_indexer_logits_kernel(KernelRegistry& r);
 void register_indexer_logits_paged_kernel(KernelRegistry& r);
 void register_kv_cache_write_kernel(KernelRegistry& r);
@@ -18,6 +20,8 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_merge_attn_states_kernel(r);
   register_per_token_group_quant_fp8_kernel(r);
   register_skinny_gemm_kernel(r);
+  register_fp8_gemm_blockscaled_kernel(r);
+  register_fp8_einsum_kernel(r);
   register_indexer_logits_kernel(r);
   register_indexer_logits_paged_kernel(r);
   register_kv_cache_write_kernel(r);

@@ -1,5 +1,6 @@
 // Bit-exact fp32 -> FP8 E4M3 encoders for kernel code (every backend, no vendor fp8 types), shared by the
-// quant_fp8 and merge_attn_states kernels. Include only after kernels/port/hip_port.hpp.
+// quant_fp8 and merge_attn_states kernels, and the exact decoders e4m3_to_f32 / ue8m0_to_f32 (fp8 GEMMs).
+// Include only after kernels/port/hip_port.hpp.
 //   e4m3fn  (OCP):  bias 7, max 448 (0x7E), NaN 0x7F|sign, -0 = 0x80.
 //   e4m3fnuz:       bias 8, max 240 (0x7F), NaN 0x80, no -0 (a zero result is 0x00).
 // Rounding is RNE. Saturating mode (rne-satfinite): overflow and +-Inf give +-max, NaN gives the NaN code.
@@ -64,5 +65,24 @@ __host__ __device__ __forceinline__ std::uint8_t encode_e4m3(float x, bool fnuz,
   if (fnuz && code == 0) return 0;
   return static_cast<std::uint8_t>(code | sign);
 }
+
+// FP8 E4M3 code -> fp32, exact (every code is an fp32 value). fnuz = false: e4m3fn (0x7F|sign NaN, 0x80 = -0);
+// true: e4m3fnuz (0x80 NaN, bias 8: the same bits are worth half of fn's).
+__host__ __device__ __forceinline__ float e4m3_to_f32(std::uint32_t code, bool fnuz) {
+  code &= 0xFFu;
+  if (fnuz ? code == 0x80u : (code & 0x7Fu) == 0x7Fu) return bits_f32(0x7fc00000u);
+  const std::uint32_t e = (code >> 3) & 0xFu, m = code & 0x7u;
+  const int bias = fnuz ? 8 : 7;
+  const float mag = static_cast<float>(e != 0 ? 8u + m : m) * pow2f((e != 0 ? static_cast<int>(e) : 1) - bias - 3);
+  return (code & 0x80u) != 0 ? -mag : mag;
+}
+
+// UE8M0 scale byte -> fp32, exact (formats.md §2 e8m0-exact): 2^(b - 127); 0x00 = 2^-127 (an fp32 subnormal, not
+// 0), 0xFF = NaN (not +Inf: known-bugs #13). Kernels that need the exponent instead use ue8m0_exponent.
+__host__ __device__ __forceinline__ float ue8m0_to_f32(std::uint32_t b) {
+  b &= 0xFFu;
+  return b == 0xFFu ? bits_f32(0x7fc00000u) : pow2f(static_cast<int>(b) - 127);
+}
+__host__ __device__ __forceinline__ int ue8m0_exponent(std::uint32_t b) { return static_cast<int>(b & 0xFFu) - 127; }
 
 }  // namespace dsv4::kernels::fp8

@@ -1,6 +1,9 @@
 // Descriptor of op 'fp8_einsum' ('bhr,hdr->bhd', ops.md §8). Shape JSON: {"B","H","R","D",
 // "scale": fp32 | ue8m0 | packed_ue8m0, "recipe": "1,128,128" | "1,1,128", "c": true}.
+#include <cmath>
+
 #include "reference/ops/common/gemm_blockscaled.hpp"
+#include "reference/ops/common/gemm_blockscaled_bound.hpp"
 #include "reference/ops/common/gemm_blockscaled_random.hpp"
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/fp8_einsum/fp8_einsum.hpp"
@@ -38,6 +41,26 @@ OpCase generate_fp8_einsum(std::mt19937_64& rng, const Json& shape) {
   if (shape.is_object() && shape.value("c", false)) c.inputs["c"] = gemm::randn(DType::F32, {B, H, D}, rng, 1.0);
   return c;
 }
+
+// Per head the fp8_gemm_blockscaled bound (error_model.md) with K = R, u_mma = 2^-24.
+std::map<std::string, Tensor> fp8_einsum_error_bound(const OpCase& c, const Outputs& expected) {
+  (void)fp8_einsum_reference(c);  // argument checks
+  const Tensor& x = c.in("x");
+  const Tensor& w = c.in("w");
+  const std::int64_t B = x.size(0), H = x.size(1), D = w.size(1);
+  const std::int64_t w_row_block = c.attrs.at("recipe").get<std::string>() == "1,128,128" ? 128 : 1;
+  Tensor t = Tensor::empty(DType::F64, {B, H, D});
+  for (std::int64_t h = 0; h < H; ++h) {
+    const Tensor acc = c.has("c") ? c.in("c").select(1, h) : Tensor();
+    const gemm::MatD b = gemm::blockscaled_error_bound(x.select(1, h), c.in("x_sf").select(1, h), w.select(0, h),
+                                                       c.in("w_sf").select(0, h), w_row_block,
+                                                       c.has("c") ? &acc : nullptr, expected.at("d").dtype(),
+                                                       std::ldexp(1.0, -24));
+    for (std::int64_t i = 0; i < B; ++i)
+      for (std::int64_t n = 0; n < D; ++n) t.set({i, h, n}, b(i, n));
+  }
+  return {{"d", t}};
+}
 }  // namespace
 
 OpDescriptor fp8_einsum_descriptor() {
@@ -60,6 +83,7 @@ OpDescriptor fp8_einsum_descriptor() {
   };
   d.reference = fp8_einsum_reference;
   d.generate = generate_fp8_einsum;
+  d.error_bound = fp8_einsum_error_bound;
   d.default_shapes = {
       Json{{"B", 3}, {"H", 2}, {"R", 256}, {"D", 130}, {"scale", "fp32"}},
       Json{{"B", 4}, {"H", 8}, {"R", 512}, {"D", 64}, {"scale", "packed_ue8m0"}, {"recipe", "1,1,128"}},

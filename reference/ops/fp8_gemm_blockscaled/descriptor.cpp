@@ -1,7 +1,10 @@
 // Descriptor of op 'fp8_gemm_blockscaled'. Shape JSON: {"M","N","K", "scale": fp32 | fp32_mn_major |
 // ue8m0 | packed_ue8m0 (both operands), "w_scale": "block" (128x128, default) | "row" (per-row,
 // SM100 broadcast), "c": true for an fp32 accumulator}.
+#include <cmath>
+
 #include "reference/ops/common/gemm_blockscaled.hpp"
+#include "reference/ops/common/gemm_blockscaled_bound.hpp"
 #include "reference/ops/common/gemm_blockscaled_random.hpp"
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/fp8_gemm_blockscaled/fp8_gemm_blockscaled.hpp"
@@ -29,6 +32,20 @@ OpCase generate_fp8_gemm_blockscaled(std::mt19937_64& rng, const Json& shape) {
   }
   return c;
 }
+
+// error_model.md bound for an fp32-accumulating kernel (u_mma = 2^-24), validated by the reference first.
+std::map<std::string, Tensor> fp8_gemm_blockscaled_error_bound(const OpCase& c, const Outputs& expected) {
+  (void)fp8_gemm_blockscaled_reference(c);  // argument checks
+  const Tensor& w = c.in("w");
+  const std::int64_t w_row_block = c.in("w_sf").size(0) == gemm::ceil_div(w.size(0), 128) ? 128 : 1;
+  const Tensor* acc = c.has("c") ? &c.in("c") : nullptr;
+  const gemm::MatD b = gemm::blockscaled_error_bound(c.in("x"), c.in("x_sf"), w, c.in("w_sf"), w_row_block, acc,
+                                                     expected.at("d").dtype(), std::ldexp(1.0, -24));
+  Tensor t = Tensor::empty(DType::F64, {b.rows(), b.cols()});
+  for (std::int64_t m = 0; m < b.rows(); ++m)
+    for (std::int64_t n = 0; n < b.cols(); ++n) t.set({m, n}, b(m, n));
+  return {{"d", t}};
+}
 }  // namespace
 
 OpDescriptor fp8_gemm_blockscaled_descriptor() {
@@ -48,6 +65,7 @@ OpDescriptor fp8_gemm_blockscaled_descriptor() {
   d.attrs = {{"out_dtype", "bf16", "dtype of d", {"bf16", "fp32"}, false}};
   d.reference = fp8_gemm_blockscaled_reference;
   d.generate = generate_fp8_gemm_blockscaled;
+  d.error_bound = fp8_gemm_blockscaled_error_bound;
   d.default_shapes = {
       Json{{"M", 5}, {"N", 130}, {"K", 300}, {"scale", "fp32"}},
       Json{{"M", 8}, {"N", 64}, {"K", 640}, {"scale", "packed_ue8m0"}},

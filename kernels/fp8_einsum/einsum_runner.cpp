@@ -1,0 +1,81 @@
+// Kernel-registry entry of fp8_einsum 'bhr,hdr->bhd': plans the case as a batch of H block-scaled GEMMs, copies
+// the operands to the device keeping their strides (head = batch stride), launches the block-scaled GEMM kernel,
+// reads d [B,H,D] back into the caller's poisoned tensor and returns the plan JSON. Tile map over d's 2-D view
+// (rows b·H + h, columns n): an M-tile spans bm tokens x H heads of rows, an N-tile bn columns.
+#include "kernels/fp8_einsum/einsum_plan.hpp"
+#include "kernels/fp8_gemm_blockscaled/bs_gemm_host.hpp"
+
+namespace dsv4::kernels {
+
+namespace {
+
+using namespace bsgemm;
+constexpr const char* kOp = "fp8_einsum";
+
+Json run_einsum(const OpCase& c, Outputs& outs, const RunOptions& o) {
+  const Tensor& x = c.in("x");
+  const Tensor& w = c.in("w");
+  const Tensor& x_sf = c.in("x_sf");
+  const Tensor& w_sf = c.in("w_sf");
+  if (x.dim() != 3 || w.dim() != 3 || x_sf.dim() != 3 || w_sf.dim() != 3)
+    throw InputError(std::string(kOp) + ": x, w, x_sf, w_sf must be 3-D");
+  einsum::EinsumShape s;
+  s.expr = c.attrs.at("expr").get<std::string>();
+  s.recipe = c.attrs.at("recipe").get<std::string>();
+  s.b = x.size(0);
+  s.h = x.size(1);
+  s.r = x.size(2);
+  s.d = w.size(1);
+  s.fp8 = fp8_of(kOp, "x", x);
+  if (fp8_of(kOp, "w", w) != s.fp8) throw InputError(std::string(kOp) + ": argument 'w' must have x's fp8 dtype");
+  s.x_scale = scale_kind_of(kOp, "x_sf", x_sf);
+  s.w_scale = scale_kind_of(kOp, "w_sf", w_sf);
+  s.has_c = c.has("c");
+  BsGemmOptions opt;
+  opt.variant = variant_of(kOp, o);
+  const port::ArchProfile& arch = arch_of(kOp, o);
+  opt.wave_size = effective_wave_size(arch);
+  const einsum::EinsumPlan plan = einsum::make_einsum_plan(s, arch, opt);
+  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+
+  const DeviceTensor dx = upload(x.stride(2) == 1 ? x : x.contiguous());
+  const DeviceTensor dw = upload(w.stride(2) == 1 ? w : w.contiguous());
+  const DeviceTensor dxs = upload(x_sf), dws = upload(w_sf);
+  DeviceTensor dc;
+  if (s.has_c) dc = upload(c.in("c"));
+  Tensor& d = outs.at("d");
+  DeviceOutput dd = upload_output(d);
+
+  BsGemmBuffers io;
+  io.x = {dx.buf.data(), dx.stride(1), dx.stride(0)};
+  io.w = {dw.buf.data(), dw.stride(0), dw.stride(1)};
+  io.x_sf = {dxs.buf.data(), dxs.stride(1), dxs.stride(0), dxs.stride(2)};
+  io.w_sf = {dws.buf.data(), dws.stride(0), dws.stride(1), dws.stride(2)};
+  if (s.has_c) io.c = {dc.buf.data(), dc.stride(1), dc.stride(0), dc.stride(2)};
+  io.d = {dd.buf.data(), s.d, s.h * s.d, 1};
+
+  port::Stream stream;
+  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_fp8_gemm_blockscaled(plan.gemm, io, stream);
+  stream.synchronize();
+  download(dd, d);
+  Json j = plan_json(kOp, plan.gemm, plan.gemm.bm * s.h, "M-tile (x H heads)");
+  j["recipe"] = s.recipe;
+  j["text"] = plan.describe();
+  return j;
+}
+
+}  // namespace
+
+void register_fp8_einsum_kernel(KernelRegistry& r) {
+  KernelEntry e;
+  e.op = kOp;
+  e.summary = "fp8 einsum 'bhr,hdr->bhd': the block-scaled fp8 GEMM kernel batched over heads";
+  e.variants = {"default", "scale_per_tile", "e8m0_shift23"};
+  e.run = run_einsum;
+  e.check_shapes = {Json{{"B", 3}, {"H", 2}, {"R", 256}, {"D", 130}, {"scale", "fp32"}},
+                    Json{{"B", 4}, {"H", 4}, {"R", 512}, {"D", 64}, {"scale", "packed_ue8m0"}, {"recipe", "1,1,128"}},
+                    Json{{"B", 2}, {"H", 3}, {"R", 200}, {"D", 40}, {"scale", "ue8m0"}, {"c", true}}};
+  r.add(std::move(e));
+}
+
+}  // namespace dsv4::kernels

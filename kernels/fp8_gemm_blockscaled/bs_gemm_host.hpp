@@ -1,0 +1,42 @@
+// Host helpers shared by the fp8_gemm_blockscaled and fp8_einsum kernel-registry runners: device copies of OpCase
+// tensors that keep their element strides (so strided scale layouts such as mn_major reach the kernel as strides),
+// the output round trip (the caller's poisoned codes go to the device first, so unwritten elements stay poisoned),
+// the operand kinds, the arch profile of RunOptions and the plan as JSON (with the tile map).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "kernels/fp8_gemm_blockscaled/bs_gemm.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "reference/tensor/tensor.hpp"
+
+namespace dsv4::kernels::bsgemm {
+
+// A device copy of a tensor's storage span; strides in elements (a contiguous copy when a stride is negative).
+struct DeviceTensor {
+  port::DeviceBuffer buf;
+  Shape strides;
+  std::int64_t stride(int d) const { return strides[static_cast<std::size_t>(d)]; }
+};
+DeviceTensor upload(const Tensor& t);
+
+// Output d: device buffer holding the caller's (poisoned) codes, contiguous; read back with download().
+struct DeviceOutput {
+  port::DeviceBuffer buf;
+  std::size_t elem = 2;
+};
+DeviceOutput upload_output(const Tensor& d);
+void download(const DeviceOutput& dev, Tensor& d);
+
+// Operand kinds from dtypes; InputError naming op/arg for anything else.
+Fp8 fp8_of(const std::string& op, const std::string& arg, const Tensor& t);
+ScaleKind scale_kind_of(const std::string& op, const std::string& arg, const Tensor& sf);
+
+const port::ArchProfile& arch_of(const std::string& op, const RunOptions& o);
+int effective_wave_size(const port::ArchProfile& arch);
+BsVariant variant_of(const std::string& op, const RunOptions& o);
+
+// Plan JSON (kernel-registry convention). row_tile / row_name: the tile map's row axis over d's 2-D view.
+Json plan_json(const std::string& kernel, const BsGemmPlan& plan, std::int64_t row_tile, const std::string& row_name);
+
+}  // namespace dsv4::kernels::bsgemm
