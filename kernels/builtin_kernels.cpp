@@ -12,6 +12,7 @@ void register_fp8_gemm_blockscaled_kernel(KernelRegistry& r);
 void register_fp8_einsum_kernel(KernelRegistry& r);
 void register_indexer_logits_kernel(KernelRegistry& r);
 void register_indexer_logits_paged_kernel(KernelRegistry& r);
+void register_sparse_mla_prefill_kernel(KernelRegistry& r);
 void register_kv_cache_write_kernel(KernelRegistry& r);
 void register_topk_kernel(KernelRegistry& r);
 
@@ -24,6 +25,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_fp8_einsum_kernel(r);
   register_indexer_logits_kernel(r);
   register_indexer_logits_paged_kernel(r);
+  register_sparse_mla_prefill_kernel(r);
   register_kv_cache_write_kernel(r);
   register_topk_kernel(r);
 }
