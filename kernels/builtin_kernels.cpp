@@ -6,6 +6,8 @@ namespace dsv4::kernels {
 
 void register_merge_attn_states_kernel(KernelRegistry& r);
 void register_per_token_group_quant_fp8_kernel(KernelRegistry& r);
+void register_per_block_quant_fp8_kernel(KernelRegistry& r);
+void register_inv_rope_fp8_quant_kernel(KernelRegistry& r);
 
 void register_skinny_gemm_kernel(KernelRegistry& r);
 void register_fp8_gemm_blockscaled_kernel(KernelRegistry& r);
@@ -20,6 +22,8 @@ void register_builtin_kernels(KernelRegistry& r) {
   (void)r;
   register_merge_attn_states_kernel(r);
   register_per_token_group_quant_fp8_kernel(r);
+  register_per_block_quant_fp8_kernel(r);
+  register_inv_rope_fp8_quant_kernel(r);
   register_skinny_gemm_kernel(r);
   register_fp8_gemm_blockscaled_kernel(r);
   register_fp8_einsum_kernel(r);
