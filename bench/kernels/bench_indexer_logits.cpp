@@ -23,7 +23,7 @@ constexpr double kFp8Flops = 1580e12;  // flop/s
 
 void report(const char* what, double bytes, double flops, double ms) {
   const double floor_ms = std::max(bytes / kBandwidth, flops / kFp8Flops) * 1e3;
-  std::printf("%-44s %10.1f %10.3f %10.4f %10.4f %8.3f\n", what, bytes / 1e6, flops / 1e9, floor_ms, ms,
+  std::printf("%-44s %10.4g %10.4g %10.4g %10.4g %8.3g\n", what, bytes / 1e6, flops / 1e9, floor_ms, ms,
               floor_ms / ms);
 }
 
