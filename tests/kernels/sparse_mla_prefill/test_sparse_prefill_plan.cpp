@@ -62,7 +62,9 @@ TEST(SparsePrefillPlan, TilePerArchForModelShapes) {
         EXPECT_EQ(p.grid_y, h_q / 16);
         EXPECT_EQ(p.k_tiles, 2048 / w.tile);
         // The next larger tile would break the capacity (the plan takes the largest that fits).
-        if (w.tile < 128) EXPECT_GT(sp::lds_footprint(16, 2 * w.tile, d_qk), a.lds_bytes_per_block);
+        if (w.tile < 128) {
+          EXPECT_GT(sp::lds_footprint(16, 2 * w.tile, d_qk), a.lds_bytes_per_block);
+        }
       }
 }
 
