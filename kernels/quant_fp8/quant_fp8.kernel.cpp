@@ -8,6 +8,7 @@
 
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/quant_fp8/fp8_scale_rule.hpp"
 #include "kernels/quant_fp8/quant_launch_detail.hpp"
 #include "kernels/skinny_gemm/skinny_convert.hpp"
 
@@ -33,57 +34,7 @@ __device__ __forceinline__ float load_x(const QParams& p, long long i) {
   return p.dtype == 1 ? skinny::f16_to_f32(h) : skinny::bf16_to_f32(h);
 }
 
-__device__ __forceinline__ float fmax_nan(float a, float b) {
-  if (a != a || b != b) return a != a ? a : b;
-  return a < b ? b : a;
-}
-
-__device__ __forceinline__ int log2_ceil_bits(float v) {
-  const std::uint32_t b = fp8::f32_bits(v);
-  return static_cast<int>((b >> 23) & 0xFFu) - 127 + ((b & 0x7FFFFFu) != 0 ? 1 : 0);
-}
-
-struct Scale {
-  float s;
-  std::uint32_t byte;  // UE8M0 byte (power-of-two rules)
-};
-
-__device__ __forceinline__ Scale pow2_scale(int k, bool clamp_byte) {
-  int byte = k + 127;
-  if (clamp_byte) byte = byte < 0 ? 0 : (byte > 255 ? 255 : byte);
-  const std::uint32_t b = (byte >= 0 && byte <= 255) ? static_cast<std::uint32_t>(byte) : 0u;
-  return {fp8::pow2f(k), b};
-}
-
-__device__ __forceinline__ Scale nan_scale() { return {fp8::bits_f32(0x7fc00000u), 0xFFu}; }
-
-__device__ __forceinline__ Scale compute_scale(const QParams& p, float amax) {
-  switch (static_cast<ScaleRule>(p.rule)) {
-    case ScaleRule::plain: return {fmax_nan(amax, p.floor) / p.em, 0u};
-    case ScaleRule::bits_ceil_mul: return pow2_scale(log2_ceil_bits(fmax_nan(amax, p.floor) * (1.0f / p.em)), false);
-    case ScaleRule::log2_ceil: {
-      const float c = ceilf(log2f(fmax_nan(amax, p.floor) / p.em));
-      if (c != c) return nan_scale();
-      return pow2_scale(static_cast<int>(c < -1000.f ? -1000.f : (c > 1000.f ? 1000.f : c)), true);
-    }
-    case ScaleRule::ue8m0_ceil: {
-      const std::uint32_t b = fp8::f32_bits(fmax_nan(amax, p.floor) / p.em);
-      int e = static_cast<int>(((b >> 23) & 0xFFu) + ((b & 0x7FFFFFu) != 0 ? 1u : 0u));
-      e = e < 1 ? 1 : (e > 254 ? 254 : e);
-      return pow2_scale(e - 127, false);
-    }
-    case ScaleRule::tk_ceil: {
-      const std::uint32_t b = fp8::f32_bits(fmax_nan(amax, p.floor) / p.em);
-      return pow2_scale(static_cast<int>(((b - 1u) >> 23) + 1u) - 127, false);
-    }
-    case ScaleRule::scale_floor_log2: {
-      const float c = ceilf(log2f(fmax_nan(amax / p.em, p.floor)));
-      if (c != c) return nan_scale();
-      return pow2_scale(static_cast<int>(c < -1000.f ? -1000.f : (c > 1000.f ? 1000.f : c)), false);
-    }
-  }
-  return {0.f, 0u};
-}
+using fp8::fmax_nan;
 
 // amax over the wave: butterfly over all lanes (fixed), or from offset 16 only (the wave-32 assumption).
 __device__ __forceinline__ float wave_amax(float v, bool buggy) {
@@ -109,7 +60,7 @@ __global__ void __launch_bounds__(256) quant_fp8_kernel(QParams p) {
       float amax = 0.f;
       for (long long kk = k0 + lane; kk < k1; kk += warpSize) amax = fmax_nan(amax, fabsf(load_x(p, m * p.k + kk)));
       amax = wave_amax(amax, p.buggy != 0);
-      const Scale sc = compute_scale(p, amax);
+      const fp8::Scale sc = fp8::compute_scale(static_cast<ScaleRule>(p.rule), amax, p.floor, p.em);
       const float inv = 1.0f / sc.s;
       for (long long kk = k0 + lane; kk < k1; kk += warpSize) {
         const float xv = load_x(p, m * p.k + kk);
