@@ -10,6 +10,7 @@ void register_per_block_quant_fp8_kernel(KernelRegistry& r);
 void register_inv_rope_fp8_quant_kernel(KernelRegistry& r);
 
 void register_skinny_gemm_kernel(KernelRegistry& r);
+void register_sparse_mla_decode_kernel(KernelRegistry& r);
 void register_fp8_gemm_blockscaled_kernel(KernelRegistry& r);
 void register_fp8_einsum_kernel(KernelRegistry& r);
 void register_indexer_logits_kernel(KernelRegistry& r);
@@ -25,6 +26,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_per_block_quant_fp8_kernel(r);
   register_inv_rope_fp8_quant_kernel(r);
   register_skinny_gemm_kernel(r);
+  register_sparse_mla_decode_kernel(r);
   register_fp8_gemm_blockscaled_kernel(r);
   register_fp8_einsum_kernel(r);
   register_indexer_logits_kernel(r);
