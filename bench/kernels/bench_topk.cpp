@@ -23,8 +23,8 @@ int main() {
                               {64, 65536, 1024}, {1024, 8192, 512},  {4096, 4096, 512},   {128, 16384, 2048}};
   std::printf("backend %s, device %s%s\n", std::string(port::backend_name()).c_str(),
               std::string(port::device_profile().name).c_str(), sim ? " (sim: CPU time of the simulator)" : "");
-  std::printf("%6s %7s %5s %6s %12s %11s %11s %7s %14s\n", "R", "C", "topk", "block", "bytes", "floor_ms",
-              "median_ms", "ratio", "kernel_GB/s");
+  std::printf("%6s %7s %5s %6s %12s %11s %11s %7s %14s\n", "R", "C", "topk", "block", "bytes", "floor_us",
+              "median_us", "ratio", "kernel_GB/s");
   std::mt19937_64 rng(11);
   std::normal_distribution<float> nd(0.f, 1.f);
   for (const Case& cs : cases) {
@@ -39,7 +39,8 @@ int main() {
     }
     std::vector<float> x(static_cast<std::size_t>(cs.r * cs.c));
     for (auto& v : x) v = nd(rng);
-    std::vector<int> starts(static_cast<std::size_t>(cs.r), 0), ends(static_cast<std::size_t>(cs.r), static_cast<int>(cs.c));
+    std::vector<int> starts(static_cast<std::size_t>(cs.r), 0);
+    std::vector<int> ends(static_cast<std::size_t>(cs.r), static_cast<int>(cs.c));
     port::DeviceBuffer dx(x.size() * 4), ds(starts.size() * 4), de(ends.size() * 4),
         dout(static_cast<std::size_t>(cs.r * cs.k) * 4);
     dx.copy_from_host(x.data(), x.size() * 4);
@@ -50,9 +51,9 @@ int main() {
                              static_cast<const int*>(de.data()), static_cast<int*>(dout.data())};
     const double ms = dsv4::bench::median_ms([&] { tk::launch_topk(plan, io, st); }, st, sim ? 3 : 21, sim ? 1 : 20);
     const double bytes = plan.bytes_compulsory();
-    const double floor_ms = bytes / (kCopyGBs * 1e6);
-    std::printf("%6ld %7ld %5ld %6d %12.0f %11.5f %11.5f %7.3f %14.1f\n", cs.r, cs.c, cs.k, plan.block, bytes, floor_ms,
-                ms, floor_ms / ms, plan.bytes_moved() / (ms * 1e6));
+    const double floor_ms = bytes / (kCopyGBs * 1e6);  // GB/s = 1e6 bytes per ms
+    std::printf("%6ld %7ld %5ld %6d %12.0f %11.2f %11.2f %7.3f %14.1f\n", cs.r, cs.c, cs.k, plan.block, bytes,
+                floor_ms * 1e3, ms * 1e3, floor_ms / ms, plan.bytes_moved() / (ms * 1e6));
   }
   return 0;
 }

@@ -45,7 +45,8 @@ Tensor patterned_cache(kv::CacheLayout l, std::int64_t nb, std::int64_t bs) {
 Tensor slot_tensor(DType t, const std::vector<std::int64_t>& s) {
   Tensor x = Tensor::empty(t, {static_cast<std::int64_t>(s.size())});
   for (std::size_t i = 0; i < s.size(); ++i)
-    x.set_code({static_cast<std::int64_t>(i)}, static_cast<std::uint64_t>(s[i]) & (t == DType::I32 ? 0xFFFFFFFFull : ~0ull));
+    x.set_code({static_cast<std::int64_t>(i)},
+               static_cast<std::uint64_t>(s[i]) & (t == DType::I32 ? 0xFFFFFFFFull : ~0ull));
   return x;
 }
 
@@ -137,7 +138,8 @@ TEST_F(KvWriteKernel, SlotMinusOneAndOutOfOrderSlotsTouchNothingElse) {
             } else {
               // error_model.md round trip: |x - deq| <= max(|x| 2^-4, scale 2^-10); scale <= 2 amax / 224.
               double amax = 0;
-              for (int k = 0; k < li.tile; ++k) amax = std::max(amax, std::fabs(rows.get({row_of[s], d / li.tile * li.tile + k})));
+              for (int k = 0; k < li.tile; ++k)
+                amax = std::max(amax, std::fabs(rows.get({row_of[s], d / li.tile * li.tile + k})));
               EXPECT_LE(std::fabs(x - deq[d]), std::max(std::fabs(x) / 16, std::max(amax, 1e-4) / 112 / 1024))
                   << "slot " << s << " d " << d;
             }

@@ -135,7 +135,8 @@ TEST_F(TopkKernel, LongRowsTopk2048And512) {
     expect_pass(r, "C " + std::to_string(C) + " k " + std::to_string(k));
     EXPECT_EQ(r.run.plan.at("block").at(0).get<int>(), 1024);
   }
-  std::printf("[ topk ] long rows in %.3f s\n", std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
+  std::printf("[ topk ] long rows in %.3f s\n",
+              std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count());
 }
 
 TEST_F(TopkKernel, VariantsAreCaught) {
