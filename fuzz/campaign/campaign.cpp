@@ -16,6 +16,7 @@
 
 #include "fuzz/campaign/shape_space.hpp"
 #include "fuzz/campaign/worker_process.hpp"
+#include "fuzz/harness/under_test.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "reference/registry/registry.hpp"
 
@@ -227,16 +228,17 @@ int run_campaign(const CampaignOptions& o) {
   auto last_print = t0 - std::chrono::seconds(10);
   const bool tty = isatty(2);
   std::size_t op_cursor = 0;
+  std::map<std::string, std::uint64_t> scheduled;  // per op: the next global index to submit
+  for (const auto& op : o.ops) scheduled[op] = st.ops[op].next_index;
+  std::uint64_t submitted = 0;
+  const std::size_t window = static_cast<std::size_t>(std::max(0, o.prefetch)) + 1;
+  prepare_registry();  // the registered shape spaces (fuzz/generators/)
 
-  for (;;) {
-    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    if (o.max_cases && done_before + ran >= o.max_cases) break;
-    if (o.max_minutes > 0 && secs >= o.max_minutes * 60) break;
-
+  auto make_spec = [&]() {
     const std::string& op = o.ops[op_cursor++ % o.ops.size()];
-    OpTally& tally = st.ops[op];
-    std::uint64_t index = tally.next_index;
+    std::uint64_t index = scheduled[op];
     while (index % o.shards != o.shard) ++index;
+    scheduled[op] = index + 1;
     const OpDescriptor& d = Registry::instance().get(op);
     CaseSpec spec;
     spec.op = op;
@@ -246,8 +248,22 @@ int run_campaign(const CampaignOptions& o) {
     std::vector<Json> extra;
     if (auto* k = kernels::KernelRegistry::instance().find(op); k && o.under_test.backend != "reference") extra = k->check_shapes;
     spec.shape = draw_shape(d, shape_rng, extra);
+    return spec;
+  };
 
-    CaseResult r = worker.run(spec, o.case_timeout_s, o.under_test);
+  for (;;) {
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const bool time_up = o.max_minutes > 0 && secs >= o.max_minutes * 60;
+    while (!time_up && worker.outstanding() < window && !(o.max_cases && done_before + submitted >= o.max_cases)) {
+      worker.submit(make_spec());
+      ++submitted;
+    }
+    if (worker.outstanding() == 0) break;
+
+    CaseResult r = worker.next(o.case_timeout_s, o.under_test);
+    const std::string op = r.op;
+    OpTally& tally = st.ops[op];
+    const std::uint64_t index = r.index;
     switch (r.status) {
       case CaseStatus::pass: ++tally.pass; break;
       case CaseStatus::fail: ++tally.fail; break;
@@ -255,7 +271,8 @@ int run_campaign(const CampaignOptions& o) {
       case CaseStatus::discard: ++tally.discard; break;
     }
     if (r.status != CaseStatus::discard)
-      for (auto it = spec.shape.begin(); it != spec.shape.end(); ++it) ++tally.coverage[it.key()][coverage_bucket(*it)];
+      for (auto it = r.original_shape.begin(); it != r.original_shape.end(); ++it)
+        ++tally.coverage[it.key()][coverage_bucket(*it)];
     if (r.status == CaseStatus::fail || r.status == CaseStatus::error) {
       append_durable(failures_path, r.to_json().dump());  // durable before the checkpoint moves on
       st.failures.push_back(r);
@@ -283,9 +300,10 @@ int run_campaign(const CampaignOptions& o) {
   }
   if (o.progress) std::fprintf(stderr, "\n");
   write_summary(st, o.out_dir);
-  std::fprintf(stderr, "[fuzz] %llu cases this run (%llu in total), %zu failures in total; summary: %s/summary.md\n",
-               static_cast<unsigned long long>(ran), static_cast<unsigned long long>(done_before + ran),
-               st.failures.size(), o.out_dir.c_str());
+  const double run_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  std::fprintf(stderr, "[fuzz] %llu cases this run (%llu in total) in %.2f s (%.2f cases/s, prefetch %d), %zu failures in total; summary: %s/summary.md\n",
+               static_cast<unsigned long long>(ran), static_cast<unsigned long long>(done_before + ran), run_s,
+               ran / std::max(run_s, 1e-9), o.prefetch, st.failures.size(), o.out_dir.c_str());
   return st.failures.empty() ? 0 : 1;
 }
 

@@ -7,7 +7,11 @@
 //
 // Durability order: a failure is appended to DIR/failures.jsonl and fsync'ed BEFORE the checkpoint
 // (DIR/checkpoint.json, written to a temp file and renamed) moves past its index. A crash between
-// the two repeats at most that one case, and never loses it.
+// the two repeats at most the cases in flight, and never loses one.
+//
+// Pipelining: with prefetch P, up to P+1 cases are in flight in the worker (see worker_process.hpp);
+// results are consumed strictly in submission order, so tallies, checkpoints, failures and shards are
+// the same as without pipelining.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -28,6 +32,9 @@ struct CampaignOptions {
   double case_timeout_s = 120;   // a case past this is a hang
   std::string out_dir;
   std::vector<std::string> worker_argv;  // how to start a worker child (see worker_process.hpp)
+  // Cases submitted to the worker ahead of the one whose kernel runs (its pool prepares their inputs
+  // and references meanwhile); 0 = one case at a time. The worker must be started with --prefetch too.
+  int prefetch = 0;
   bool progress = true;
 };
 

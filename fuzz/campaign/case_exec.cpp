@@ -80,23 +80,34 @@ struct Attempt {
   Outputs actual;
 };
 
-Attempt attempt(const OpDescriptor& d, const CaseSpec& spec, const UnderTestOptions& uo) {
-  Attempt a;
+PreparedCase prepare(const OpDescriptor& d, const CaseSpec& spec) {
+  const auto t0 = std::chrono::steady_clock::now();
+  PreparedCase p;
   std::mt19937_64 rng(spec.seed);
   try {
-    a.c = d.generate(rng, spec.shape);
-    validate_case(d, a.c);
+    p.c = d.generate(rng, spec.shape);
+    validate_case(d, p.c);
   } catch (const std::exception& e) {
-    a.message = std::string("generator rejected the shape: ") + e.what();
-    return a;  // discard
+    p.message = std::string("generator rejected the shape: ") + e.what();
+    return p;  // discard
   }
-  Outputs expected;
   try {
-    expected = d.reference(a.c);
+    p.expected = d.reference(p.c);
   } catch (const InputError& e) {
-    a.message = std::string("reference rejected the case: ") + e.what();
-    return a;  // discard: outside the contract
+    p.message = std::string("reference rejected the case: ") + e.what();
+    return p;  // discard: outside the contract
   }
+  p.ok = true;
+  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return p;
+}
+
+Attempt attempt_prepared(const OpDescriptor& d, PreparedCase p, const UnderTestOptions& uo) {
+  Attempt a;
+  a.message = std::move(p.message);
+  a.c = std::move(p.c);
+  if (!p.ok) return a;  // discard
+  Outputs expected = std::move(p.expected);
   UnderTestRun run;
   try {
     run = run_under_test(d, a.c, expected, uo);
@@ -124,6 +135,10 @@ Attempt attempt(const OpDescriptor& d, const CaseSpec& spec, const UnderTestOpti
   return a;
 }
 
+Attempt attempt(const OpDescriptor& d, const CaseSpec& spec, const UnderTestOptions& uo) {
+  return attempt_prepared(d, prepare(d, spec), uo);
+}
+
 std::string save_fixture(const OpDescriptor& d, const CaseSpec& spec, const Attempt& a, const std::string& dir,
                          const std::string& repro) {
   std::filesystem::create_directories(dir);
@@ -142,8 +157,22 @@ std::string save_fixture(const OpDescriptor& d, const CaseSpec& spec, const Atte
 
 }  // namespace
 
-CaseResult execute_case(const CaseSpec& spec, const ExecOptions& o) {
-  const auto t0 = std::chrono::steady_clock::now();
+PreparedCase prepare_case(const CaseSpec& spec) {
+  prepare_registry();
+  const OpDescriptor& d = Registry::instance().get(spec.op);
+  if (!d.generate) {
+    PreparedCase p;
+    p.message = "op has no generator";
+    return p;
+  }
+  return prepare(d, spec);
+}
+
+CaseResult execute_case(const CaseSpec& spec, const ExecOptions& o) { return finish_case(spec, prepare_case(spec), o); }
+
+CaseResult finish_case(const CaseSpec& spec, PreparedCase prepared, const ExecOptions& o) {
+  const auto t0 = std::chrono::steady_clock::now() - std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                        std::chrono::duration<double>(prepared.seconds));
   prepare_registry();
   const OpDescriptor& d = Registry::instance().get(spec.op);
   CaseResult r;
@@ -156,7 +185,7 @@ CaseResult execute_case(const CaseSpec& spec, const ExecOptions& o) {
     r.message = "op has no generator";
     return r;
   }
-  Attempt a = attempt(d, spec, o.under_test);
+  Attempt a = attempt_prepared(d, std::move(prepared), o.under_test);
   r.status = a.status;
   r.message = a.message;
   if (a.status == CaseStatus::fail || a.status == CaseStatus::error) {

@@ -44,7 +44,20 @@ struct ExecOptions {
   std::string failure_dir;  // where fixtures of failures go; "" = do not save
   bool shrink = true;
   int max_shrink_steps = 24;
+  int prefetch = 0;  // worker: cases whose inputs and references are prepared ahead on a thread pool (0 = none)
 };
+
+// The first half of a case, independent of the implementation under test: inputs drawn from the op's
+// generator (seeded), validated, and the float64 reference. Safe to run on several threads at once
+// (after prepare_registry()); the campaign worker prepares the next cases while a kernel runs.
+struct PreparedCase {
+  bool ok = false;       // false: a discard (generator or contract rejected the shape); see message
+  std::string message;
+  OpCase c;
+  Outputs expected;
+  double seconds = 0;
+};
+PreparedCase prepare_case(const CaseSpec& spec);
 
 // The seed of case `index` of `op` in a campaign seeded `campaign_seed`.
 std::uint64_t case_seed(std::uint64_t campaign_seed, const std::string& op, std::uint64_t index);
@@ -53,5 +66,9 @@ std::uint64_t case_seed(std::uint64_t campaign_seed, const std::string& op, std:
 std::string repro_command(const CaseSpec& c, const UnderTestOptions& o);
 
 CaseResult execute_case(const CaseSpec& spec, const ExecOptions& o);
+
+// The second half: runs the implementation under test on a prepared case, judges it, and shrinks and
+// saves a failure (shrinking prepares its smaller cases itself). execute_case = finish_case(prepare_case).
+CaseResult finish_case(const CaseSpec& spec, PreparedCase prepared, const ExecOptions& o);
 
 }  // namespace dsv4::fuzz

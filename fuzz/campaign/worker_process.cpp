@@ -8,6 +8,11 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <condition_variable>
+#include <deque>
+#include <future>
+#include <mutex>
+#include <thread>
 #include <cstring>
 #include <iostream>
 #include <stdexcept>
@@ -64,10 +69,27 @@ void WorkerProcess::stop(bool kill_it) {
   to_child_ = from_child_ = -1;
 }
 
-CaseResult WorkerProcess::run(const CaseSpec& spec, double timeout_seconds, const UnderTestOptions& uo) {
-  if (pid_ <= 0) start();
+bool WorkerProcess::send(const CaseSpec& spec) {
   const std::string line =
       Json{{"op", spec.op}, {"index", spec.index}, {"seed", spec.seed}, {"shape", spec.shape}}.dump() + "\n";
+  signal(SIGPIPE, SIG_IGN);
+  return write(to_child_, line.data(), line.size()) == static_cast<ssize_t>(line.size());
+}
+
+void WorkerProcess::submit(const CaseSpec& spec) {
+  if (pid_ <= 0) start();
+  outstanding_.push_back(spec);
+  if (!send(spec)) stop(true);  // next() reports the death and restarts
+}
+
+CaseResult WorkerProcess::run(const CaseSpec& spec, double timeout_seconds, const UnderTestOptions& uo) {
+  submit(spec);
+  return next(timeout_seconds, uo);
+}
+
+CaseResult WorkerProcess::next(double timeout_seconds, const UnderTestOptions& uo) {
+  if (outstanding_.empty()) throw std::logic_error("fuzz: WorkerProcess::next with nothing outstanding");
+  const CaseSpec spec = outstanding_.front();
   CaseResult failed;
   failed.op = spec.op;
   failed.index = spec.index;
@@ -75,29 +97,42 @@ CaseResult WorkerProcess::run(const CaseSpec& spec, double timeout_seconds, cons
   failed.shape = failed.original_shape = spec.shape;
   failed.status = CaseStatus::error;
   failed.repro = repro_command(spec, uo);
-  signal(SIGPIPE, SIG_IGN);
-  if (write(to_child_, line.data(), line.size()) != static_cast<ssize_t>(line.size())) {
-    stop(true);
-    failed.message = "worker died before it took the case";
+  // The child is gone (or never took the case): the oldest case is the casualty; restart for the rest.
+  auto casualty = [&](std::string message, double seconds) {
+    outstanding_.pop_front();
+    failed.message = std::move(message);
+    failed.seconds = seconds;
+    if (!outstanding_.empty()) {
+      start();
+      for (const CaseSpec& s : outstanding_)
+        if (!send(s)) {
+          stop(true);
+          break;
+        }
+    }
     return failed;
-  }
+  };
+  if (pid_ <= 0) return casualty("worker died before it took the case", 0);
   const auto t0 = std::chrono::steady_clock::now();
   for (;;) {
     if (auto nl = buffer_.find('\n'); nl != std::string::npos) {
       std::string reply = buffer_.substr(0, nl);
       buffer_.erase(0, nl + 1);
+      CaseResult r;
       try {
-        return CaseResult::from_json(Json::parse(reply));
+        r = CaseResult::from_json(Json::parse(reply));
       } catch (const std::exception& e) {
         continue;  // stray output line (e.g. a kernel's printf): skip it
       }
+      if (r.op != spec.op || r.index != spec.index) continue;  // not a reply to the oldest case: ignore
+      outstanding_.pop_front();
+      return r;
     }
     const double left = timeout_seconds - std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     if (left <= 0) {
       stop(true);
-      failed.message = fmt::format("hang: no result within {:.0f} s (worker killed and restarted)", timeout_seconds);
-      failed.seconds = timeout_seconds;
-      return failed;
+      return casualty(fmt::format("hang: no result within {:.0f} s (worker killed and restarted)", timeout_seconds),
+                      timeout_seconds);
     }
     pollfd p{from_child_, POLLIN, 0};
     int pr = poll(&p, 1, static_cast<int>(std::min(left, 1.0) * 1000) + 1);
@@ -115,43 +150,144 @@ CaseResult WorkerProcess::run(const CaseSpec& spec, double timeout_seconds, cons
     close(from_child_);
     pid_ = -1;
     to_child_ = from_child_ = -1;
-    failed.message = WIFSIGNALED(st) ? fmt::format("crash: worker killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)))
-                                     : fmt::format("crash: worker exited with status {}", WEXITSTATUS(st));
-    failed.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    return failed;
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    return casualty(WIFSIGNALED(st) ? fmt::format("crash: worker killed by signal {} ({})", WTERMSIG(st), strsignal(WTERMSIG(st)))
+                                    : fmt::format("crash: worker exited with status {}", WEXITSTATUS(st)),
+                    secs);
   }
 }
 
-int worker_main(const ExecOptions& o) {
+namespace {
+
+bool parse_spec(const std::string& line, CaseSpec& spec) {
+  try {
+    Json j = Json::parse(line);
+    spec.op = j.at("op").get<std::string>();
+    spec.index = j.at("index").get<std::uint64_t>();
+    spec.seed = j.at("seed").get<std::uint64_t>();
+    spec.shape = j.value("shape", Json::object());
+    return true;
+  } catch (const std::exception& e) {
+    std::cerr << "fuzz-worker: bad request line: " << e.what() << "\n";
+    return false;
+  }
+}
+
+CaseResult exception_result(const CaseSpec& spec, const ExecOptions& o, const std::exception& e) {
+  CaseResult r;
+  r.op = spec.op;
+  r.index = spec.index;
+  r.seed = spec.seed;
+  r.shape = r.original_shape = spec.shape;
+  r.status = CaseStatus::error;
+  r.message = std::string("worker exception: ") + e.what();
+  r.repro = repro_command(spec, o.under_test);
+  return r;
+}
+
+int worker_sequential(const ExecOptions& o) {
   std::string line;
   while (std::getline(std::cin, line)) {
     if (line.empty()) continue;
     CaseSpec spec;
-    try {
-      Json j = Json::parse(line);
-      spec.op = j.at("op").get<std::string>();
-      spec.index = j.at("index").get<std::uint64_t>();
-      spec.seed = j.at("seed").get<std::uint64_t>();
-      spec.shape = j.value("shape", Json::object());
-    } catch (const std::exception& e) {
-      std::cerr << "fuzz-worker: bad request line: " << e.what() << "\n";
-      return 2;
-    }
+    if (!parse_spec(line, spec)) return 2;
     CaseResult r;
     try {
       r = execute_case(spec, o);
     } catch (const std::exception& e) {
-      r.op = spec.op;
-      r.index = spec.index;
-      r.seed = spec.seed;
-      r.shape = r.original_shape = spec.shape;
-      r.status = CaseStatus::error;
-      r.message = std::string("worker exception: ") + e.what();
-      r.repro = repro_command(spec, o.under_test);
+      r = exception_result(spec, o, e);
     }
     std::cout << r.to_json().dump() << "\n" << std::flush;
   }
   return 0;
+}
+
+// Reader thread -> (ordered queue of futures) -> main thread; a pool of threads prepares the futures.
+int worker_pipelined(const ExecOptions& o) {
+  struct Item {
+    CaseSpec spec;
+    std::future<PreparedCase> prepared;
+  };
+  std::mutex mu;
+  std::condition_variable cv, pool_cv;
+  std::deque<Item> ordered;                            // results leave in this order
+  std::deque<std::packaged_task<PreparedCase()>> work;  // prepare tasks for the pool
+  bool eof = false, bad = false, stopping = false;
+
+  const unsigned n_threads = std::max(1u, std::thread::hardware_concurrency());
+  std::vector<std::thread> pool;
+  for (unsigned i = 0; i < n_threads; ++i)
+    pool.emplace_back([&] {
+      for (;;) {
+        std::packaged_task<PreparedCase()> t;
+        {
+          std::unique_lock lk(mu);
+          pool_cv.wait(lk, [&] { return stopping || !work.empty(); });
+          if (work.empty()) return;
+          t = std::move(work.front());
+          work.pop_front();
+        }
+        t();
+      }
+    });
+  std::thread reader([&] {
+    std::string line;
+    while (std::getline(std::cin, line)) {
+      if (line.empty()) continue;
+      CaseSpec spec;
+      if (!parse_spec(line, spec)) {
+        std::lock_guard lk(mu);
+        bad = true;
+        break;
+      }
+      std::packaged_task<PreparedCase()> t([spec] { return prepare_case(spec); });
+      std::lock_guard lk(mu);
+      ordered.push_back(Item{spec, t.get_future()});
+      work.push_back(std::move(t));
+      pool_cv.notify_one();
+      cv.notify_all();
+    }
+    std::lock_guard lk(mu);
+    eof = true;
+    cv.notify_all();
+  });
+
+  int rc = 0;
+  for (;;) {
+    Item item;
+    {
+      std::unique_lock lk(mu);
+      cv.wait(lk, [&] { return !ordered.empty() || eof || bad; });
+      if (ordered.empty()) {
+        rc = bad ? 2 : 0;
+        break;
+      }
+      item = std::move(ordered.front());
+      ordered.pop_front();
+    }
+    CaseResult r;
+    try {
+      r = finish_case(item.spec, item.prepared.get(), o);
+    } catch (const std::exception& e) {
+      r = exception_result(item.spec, o, e);
+    }
+    std::cout << r.to_json().dump() << "\n" << std::flush;
+  }
+  {
+    std::lock_guard lk(mu);
+    stopping = true;
+    pool_cv.notify_all();
+  }
+  for (auto& t : pool) t.join();
+  reader.join();
+  return rc;
+}
+
+}  // namespace
+
+int worker_main(const ExecOptions& o) {
+  prepare_registry();  // before any pool thread reads the registry
+  return o.prefetch > 0 ? worker_pipelined(o) : worker_sequential(o);
 }
 
 }  // namespace dsv4::fuzz

@@ -5,6 +5,7 @@
 
 #include <mutex>
 
+#include "fuzz/generators/op_generators.hpp"
 #include "oracle/default_policies.hpp"
 #include "reference/registry/registry.hpp"
 
@@ -19,7 +20,10 @@ std::vector<std::string> available_backends(const OpDescriptor& d) {
 
 void prepare_registry() {
   static std::once_flag once;
-  std::call_once(once, [] { oracle::install_default_policies(Registry::instance()); });
+  std::call_once(once, [] {
+    oracle::install_default_policies(Registry::instance());
+    install_generators();  // the fuzz value layer ("values" / "attr.*" shape keys) and shape spaces
+  });
 }
 
 std::optional<oracle::TileMap> tile_map_from_plan(const Json& plan) {

@@ -37,8 +37,9 @@ std::vector<std::string> available_backends(const OpDescriptor& d);
 // when the backend has no kernel for the op (naming what exists).
 UnderTestRun run_under_test(const OpDescriptor& d, const OpCase& c, const Outputs& expected, const UnderTestOptions& o);
 
-// Installs the oracle's default policies into the registry once per process (idempotent). Every
-// tool that judges through the registry calls this first.
+// Installs the oracle's default policies and the fuzz generator layer (fuzz/generators/: the "values"
+// and "attr.*" shape keys, the per-op shape spaces) into the registry once per process (idempotent).
+// Every tool that generates or judges through the registry calls this first.
 void prepare_registry();
 
 // Tile map from a plan's "tile_map" object (see kernel_registry.hpp), nullopt when absent.

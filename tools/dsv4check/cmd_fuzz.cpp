@@ -5,6 +5,7 @@
 #include <climits>
 #include <filesystem>
 #include <iostream>
+#include <thread>
 
 #include <fmt/format.h>
 
@@ -41,6 +42,7 @@ struct FuzzArgs {
   std::string op = "all", backend = "reference", arch, variant = "default", shard = "0/1", out;
   std::uint64_t seed = 1, cases = 0;
   double minutes = 0, timeout_s = 120;
+  int prefetch = -1;  // -1: all hardware threads
   bool quiet = false;
   std::vector<std::string> merge_dirs;
   std::string merge_out;
@@ -63,6 +65,9 @@ cli::Registrar fuzz_cmd{
       app.add_option("--out", a->out, "Campaign folder (checkpoint, failures, fixtures, summary); resumes if it exists");
       app.add_option("--timeout", a->timeout_s, "Seconds after which a case counts as a hang")->capture_default_str();
       app.add_flag("--quiet", a->quiet, "No progress display");
+      app.add_option("--prefetch", a->prefetch,
+                     "Cases whose inputs and float64 references the worker prepares on a thread pool while a kernel "
+                     "runs (0 = one case at a time; default: the number of hardware threads)");
       CLI::App* merge = app.add_subcommand("merge", "Merge the folders of a sharded campaign into one summary");
       merge->add_option("--out", a->merge_out, "Folder for the merged summary")->required();
       merge->add_option("dirs", a->merge_dirs, "Campaign folders")->required()->check(CLI::ExistingDirectory);
@@ -112,6 +117,9 @@ cli::Registrar fuzz_cmd{
           o.worker_argv.push_back("--arch");
           o.worker_argv.push_back(a->arch);
         }
+        o.prefetch = a->prefetch >= 0 ? a->prefetch : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+        o.worker_argv.push_back("--prefetch");
+        o.worker_argv.push_back(std::to_string(o.prefetch));
         return fuzz::run_campaign(o);
       };
     }};
@@ -125,6 +133,7 @@ cli::Registrar worker_cmd{
       app.add_option("--arch", o->under_test.arch);
       app.add_option("--variant", o->under_test.variant);
       app.add_option("--failure-dir", o->failure_dir);
+      app.add_option("--prefetch", o->prefetch);
       return [o]() -> int { return fuzz::worker_main(*o); };
     }};
 

@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fuzz/harness/under_test.hpp"
 #include "oracle/judge.hpp"
 #include "oracle/report.hpp"
 #include "reference/io/fixture.hpp"
@@ -64,6 +65,7 @@ std::string repro_command(const ReproOptions& o) {
 
 int run_repro(const ReproOptions& o, std::ostream& out) {
   ensure_default_policies();
+  fuzz::prepare_registry();  // fuzz generator layer: shape keys values=..., attr.*=... (fuzz/generators/)
   const OpDescriptor& d = Registry::instance().get(o.op);
   if (!d.generate) throw UsageError(fmt::format("op '{}' has no input generator registered yet", o.op));
   if (o.streams < 1) throw UsageError("--streams must be at least 1");
