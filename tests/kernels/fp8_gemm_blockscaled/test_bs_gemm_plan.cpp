@@ -70,7 +70,7 @@ TEST(BsGemmPlan, RefusalsNameTheLimit) {
   EXPECT_NE(bg::make_plan(s, port::kGfx950).reason.find("fp32 output"), std::string::npos);
   s.out = bg::OutType::f32;
   EXPECT_TRUE(bg::make_plan(s, port::kGfx950).ok);
-  s = shape(16 * 65536, 4, 128);  // 65536 M-tiles of 64 > grid.y's 65535
+  s = shape(64 * 65536, 4, 128);  // 65536 M-tiles of 64 > grid.y's 65535
   const auto p = bg::make_plan(s, port::kGfx950);
   EXPECT_FALSE(p.ok);
   EXPECT_NE(p.reason.find("grid.y"), std::string::npos) << p.reason;
