@@ -12,6 +12,7 @@
 #include "kernels/merge_attn_states/merge_plan.hpp"
 #include "kernels/quant_fp8/quant_plan.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
+#include "kernels/sparse_mla_prefill/sparse_prefill_plan.hpp"
 
 namespace dsv4::amd {
 namespace {
@@ -107,12 +108,45 @@ KernelExpectation quant_expectation(std::string_view arch) {
   return e;
 }
 
+// sparse_mla_prefill: the dynamic LDS (q stage + kv tile + scores + row indices + stats) over both d_qk, head
+// counts and top-k sizes, with the plan's own tile choice and every forced tile; workgroup 256.
+KernelExpectation sparse_prefill_expectation(std::string_view arch) {
+  namespace sp = dsv4::kernels::sparse_prefill;
+  const port::ArchProfile& prof = plan_profile(arch);
+  KernelExpectation e;
+  e.static_lds = 0;
+  std::size_t admitted = 0;
+  for (std::int64_t d_qk : {512, 576})
+    for (std::int64_t h : {1, 8, 16, 64, 128})
+      for (std::int64_t topk : {16, 100, 512, 2048})
+        for (int tile : {0, 16, 32, 64, 128}) {
+          sp::PrefillShape s;
+          s.s_q = 64;
+          s.h_q = h;
+          s.d_qk = d_qk;
+          s.d_v = 512;
+          s.s_kv = 4096;
+          s.topk = topk;
+          sp::PrefillOptions o;
+          o.force_tile_k = tile;
+          const sp::PrefillPlan p = sp::make_plan(s, prof, o);
+          if (!p.ok) continue;
+          ++admitted;
+          e.dynamic_lds = std::max(e.dynamic_lds, p.lds_bytes);
+          e.workgroup_size = std::max(e.workgroup_size, p.block);
+        }
+  e.source = "sparse_mla_prefill plan sweep (" + std::string(prof.name) + " profile), " + std::to_string(admitted) +
+             " admitted plans";
+  return e;
+}
+
 struct Family {
   std::string_view name_contains;  // in the demangled kernel name
   KernelExpectation (*expectation)(std::string_view arch);
 };
 constexpr Family kFamilies[] = {
     {"dsv4::kernels::skinny::", skinny_expectation},
+    {"dsv4::kernels::sparse_prefill::", sparse_prefill_expectation},
     {"dsv4::kernels::merge::", merge_expectation},
     {"dsv4::kernels::quant::", quant_expectation},
 };
