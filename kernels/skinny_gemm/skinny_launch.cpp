@@ -20,6 +20,9 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.k_groups = plan.k_groups;
   a.rows_per_n_tile = plan.rows_per_n_tile;
   a.readback_batch_shards = plan.readback_batch_shards;
+  a.mma = plan.mma;
+  a.mma_warps_m = plan.mma_warps_m;
+  a.mma_n_blocks = plan.mma_n_blocks;
   a.counter_offset = plan.counter_offset;
   a.partial_offset = plan.workspace_need_bytes - plan.partial_bytes;
   a.partial_bytes = plan.partial_bytes;

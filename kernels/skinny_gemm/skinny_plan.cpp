@@ -74,18 +74,33 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
 
   p.n_p2 = std::max(16, next_pow2(s.n));
   p.grps_shr_b = std::min(p.n_p2 / 16, 4);
-  p.tile_m = is_amd(arch.arch) ? 64 / p.grps_shr_b : std::min(64, 4096 / p.n_p2);
   p.rows_per_n_tile = std::min(p.n_p2, 64);
   p.n_tiles = p.n_p2 / p.rows_per_n_tile;
-  const int slots = p.n_p2 * p.tile_m / (kMicroRows * kMicroCols);
-  p.k_groups = kBlockThreads / slots;
+  std::int64_t target = static_cast<std::int64_t>(arch.compute_units) * blocks_per_cu(arch);
+  p.mma = arch.arch == port::Arch::sm_90;
+  if (p.mma) {
+    // Tensor-core path: 8 warps = mma_warps_m (16 rows each) x k_groups. The most warps along M that keep
+    // n_p2 * tile_m <= 4096 (<= 16 readback outputs per thread), fewer when that leaves the machine without a
+    // full wave of (M-tile, 512-chunk) workgroups.
+    p.mma_n_blocks = std::min(p.n_p2 / 8, next_pow2(ceil_div(s.n, 8)));
+    target = static_cast<std::int64_t>(arch.compute_units) * mma_blocks_per_sm(p.mma_n_blocks);
+    int wm = std::min(kMmaMaxWarpsM, 4096 / (16 * p.n_p2));
+    while (wm > 1 && ceil_div(s.m, 16 * wm) * ceil_div(s.k, kMmaBaseChunk) < target) wm /= 2;
+    p.mma_warps_m = wm;
+    p.tile_m = 16 * wm;
+    p.k_groups = kBlockThreads / 32 / wm;
+  } else {
+    p.tile_m = is_amd(arch.arch) ? 64 / p.grps_shr_b : std::min(64, 4096 / p.n_p2);
+    const int slots = p.n_p2 * p.tile_m / (kMicroRows * kMicroCols);
+    p.k_groups = kBlockThreads / slots;
+  }
   p.tiles_m = ceil_div(s.m, p.tile_m);
   p.m_padded = p.tiles_m * p.tile_m;
 
-  // Base chunk (CHUNKK = 1): the largest that fits the main-loop budget.
+  // Base chunk (CHUNKK = 1): the largest that fits the main-loop budget (the MMA path stages nothing: 512).
   int base = 0;
   for (int c : {512, 256, 128, 64})
-    if (main_footprint(p.n_p2, p.tile_m, c) <= main_budget(arch)) {
+    if (p.mma || main_footprint(p.n_p2, p.tile_m, c) <= main_budget(arch)) {
       base = c;
       break;
     }
@@ -108,7 +123,6 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   // Shards: one chunk per shard (1KPASS) while the grid fits the machine; otherwise several chunks per
   // shard so that the grid is about one full wave of workgroups.
   const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
-  const std::int64_t target = static_cast<std::int64_t>(arch.compute_units) * blocks_per_cu(arch);
   if (p.tiles_m * chunks <= target) {
     p.chunks_per_shard = 1;
   } else {
@@ -120,11 +134,16 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   p.grid = p.tiles_m * p.k_rnd;
 
   // LDS phases. All share one allocation; barriers separate them.
-  p.lds_main = main_footprint(p.n_p2, p.tile_m, p.k_chunk);
+  p.lds_main = p.mma ? 0 : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
   p.lds_kreduce = p.k_groups > 1 ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4 : 0;
   const std::size_t shard_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
-  p.lds_alloc_bytes = is_amd(arch.arch) ? arch.lds_bytes_per_block
-                                        : std::max({p.lds_main, p.lds_kreduce, shard_bytes});
+  if (is_amd(arch.arch))
+    p.lds_alloc_bytes = arch.lds_bytes_per_block;
+  else if (p.mma)  // room to read back up to kMmaReadbackLds bytes of shards per batch
+    p.lds_alloc_bytes = std::max({p.lds_kreduce, shard_bytes,
+                                  std::min(static_cast<std::size_t>(p.k_rnd) * shard_bytes, kMmaReadbackLds)});
+  else
+    p.lds_alloc_bytes = std::max({p.lds_main, p.lds_kreduce, shard_bytes});
   if (legacy) {
     p.readback_batch_shards = static_cast<int>(p.k_rnd);  // the bug: nothing bounds the staging area
   } else {
@@ -186,7 +205,9 @@ std::string SkinnyPlan::describe() const {
   std::ostringstream o;
   o << "skinny_gemm[" << variant_name(options.variant) << "] " << port::profile(arch).name << " N=" << shape.n
     << " M=" << shape.m << " K=" << shape.k << " lda=" << shape.row_stride_a() << " " << elem_name(shape.dtype)
-    << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups
+    << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
+  if (mma) o << " mma=m16n8k16 warps_m=" << mma_warps_m << " n_blocks=" << mma_n_blocks;
+  o
     << " CHUNKK=" << chunkk << " k_chunk=" << k_chunk << " chunks/shard=" << chunks_per_shard
     << " k_rnd=" << k_rnd << " grid=" << grid << "x" << block << " LDS main/kred/readback/alloc=" << lds_main << "/"
     << lds_kreduce << "/" << lds_readback << "/" << lds_alloc_bytes << " batch=" << readback_batch_shards

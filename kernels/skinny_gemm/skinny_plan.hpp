@@ -65,7 +65,35 @@ inline constexpr int kMicroRows = 4;   // per-thread micro-tile rows (of a)
 inline constexpr int kMicroCols = 4;   // per-thread micro-tile columns (rows of b)
 inline constexpr int kRowPad = 8;      // elements of padding per staged row (16 B: spreads LDS banks)
 inline constexpr int kVec = 8;         // elements per 16-byte vector
-inline constexpr int kChunkkShardCap = 11;  // CHUNKK=2 only if it yields at most this many shards (#56098)
+inline constexpr int kChunkkShardCap = 11;
+#ifndef SKINNY_MMA_MAX_WARPS_M
+#define SKINNY_MMA_MAX_WARPS_M 4
+#endif
+inline constexpr int kMmaMaxWarpsM = SKINNY_MMA_MAX_WARPS_M;  // MMA path: most warps (16 rows each) along M
+inline constexpr int kMmaBaseChunk = 512;    // MMA path: K per chunk at CHUNKK = 1 (nothing staged in LDS)
+inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // MMA path: LDS for readback batches
+#ifndef SKINNY_MMA_BLOCKS_PER_SM
+#define SKINNY_MMA_BLOCKS_PER_SM 2
+#endif
+#ifndef SKINNY_MMA_STEP_SMALL_N
+#define SKINNY_MMA_STEP_SMALL_N 4
+#endif
+// MMA path: resident workgroups per SM the kernel is compiled for (its register cap) and the plan's grid targets,
+// by the number of 8-row blocks of a (N <= 16 has few accumulators and can afford more resident warps).
+inline constexpr int kMmaBlocksPerSm = SKINNY_MMA_BLOCKS_PER_SM;
+constexpr int mma_blocks_per_sm(int n_blocks) { return n_blocks <= 2 ? kMmaBlocksPerSm : 2; }
+#ifndef SKINNY_MMA_STEP_N32
+#define SKINNY_MMA_STEP_N32 2
+#endif
+#ifndef SKINNY_MMA_STEP_N64
+#define SKINNY_MMA_STEP_N64 1
+#endif
+// MMA path: 32-element K blocks per pipeline step by the number of 8-row blocks of a (the b vectors in flight are
+// twice that; the register budget of the accumulators and a fragments bounds it). Measured on the H200.
+constexpr int mma_step(int n_blocks) {
+  return n_blocks <= 2 ? SKINNY_MMA_STEP_SMALL_N
+                       : (n_blocks == 4 ? SKINNY_MMA_STEP_N32 : (n_blocks == 8 ? SKINNY_MMA_STEP_N64 : 1));
+}  // CHUNKK=2 only if it yields at most this many shards (#56098)
 
 struct SkinnyPlan {
   // Admission.
@@ -82,7 +110,12 @@ struct SkinnyPlan {
   int tile_m = 64;        // output columns per workgroup
   int rows_per_n_tile = 16;  // min(n_p2, 64): readback staging N-tile
   int n_tiles = 1;        // n_p2 / rows_per_n_tile
-  int k_groups = 1;       // threads splitting one chunk's K inside a workgroup
+  int k_groups = 1;       // threads (FMA path) or warps (MMA path) splitting one chunk's K inside a workgroup
+  // Tensor-core path (sm_90): each warp computes a 16-row slice of the tile against mma_n_blocks 8-row blocks of a
+  // with m16n8k16 MMAs, b streamed straight from global memory into fragments (no main-loop LDS staging).
+  bool mma = false;
+  int mma_warps_m = 0;    // warps along M (tile_m = 16 * mma_warps_m); k_groups = 8 / mma_warps_m
+  int mma_n_blocks = 0;   // 8-row blocks of a each warp computes: next_pow2(ceil(N / 8)) <= n_p2 / 8
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
 

@@ -1,0 +1,127 @@
+// The skinny GEMM's tensor-core path (plan.mma, chosen for sm_90) on the simulator with the sm_90 profile (wave
+// 32, kernels/port/mma.hpp emulated): per-row check against the float64 reference over N classes (every
+// mma_n_blocks value, N not a multiple of 8), K tails, M not a multiple of 16, both dtypes, every bias shape,
+// padded rows of a, both CHUNKK values; bit-determinism under random schedules; counters back at zero.
+#include <gtest/gtest.h>
+
+#include <sstream>
+
+#include "kernels/port/runtime.hpp"
+#include "kernels/port/sim.hpp"
+#include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
+#include "tests/support/seed.hpp"
+
+namespace sk = dsv4::kernels::skinny;
+namespace port = dsv4::port;
+using namespace dsv4::test::skinny;
+
+namespace {
+
+class SkinnyMmaSim : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (port::backend() != port::Backend::sim) GTEST_SKIP() << "sim-only test (sets the sm_90 sim profile)";
+    port::sim::reset_options();
+    auto o = port::sim::options();
+    o.arch = port::Arch::sm_90;
+    port::sim::set_options(o);
+  }
+  void TearDown() override {
+    if (port::backend() == port::Backend::sim) port::sim::reset_options();
+  }
+};
+
+sk::SkinnyShape shape(std::int64_t n, std::int64_t m, std::int64_t k, sk::ElemType t, sk::BiasShape b,
+                      std::int64_t pad) {
+  sk::SkinnyShape s;
+  s.n = n;
+  s.m = m;
+  s.k = k;
+  s.lda = pad ? k + pad : 0;
+  s.dtype = t;
+  s.bias = b;
+  return s;
+}
+
+std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& pool, port::Stream& st,
+                          std::mt19937_64& rng, sk::SkinnyOptions opt = {}) {
+  const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
+  if (!plan.ok) return "refused: " + plan.reason;
+  if (!plan.mma) return "not the MMA path: " + plan.describe();
+  const HostCase c = make_case(s, rng);
+  DeviceCase d(c);
+  sk::run_skinny_gemm(plan, d.io(), pool, st);
+  st.synchronize();
+  const RowCheck rc = check_rows(c, reference(c), d.result());
+  if (rc.ok()) return "";
+  std::ostringstream o;
+  o << plan.describe() << ": " << rc.failures << " mismatches in " << rc.failing_rows.size() << " rows (first "
+    << rc.first << ")";
+  return o.str();
+}
+
+}  // namespace
+
+TEST_F(SkinnyMmaSim, SweepMatchesReferencePerRow) {
+  ASSERT_EQ(port::device_profile().arch, port::Arch::sm_90);
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(2, std::size_t{16} << 20, 0);
+  port::Stream st;
+  const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
+  int idx = 0, cases = 0;
+  std::vector<std::string> failures;
+  for (std::int64_t n : {1, 3, 8, 9, 16, 17, 33, 65, 128})
+    for (std::int64_t k : {512, 1032, 2056}) {
+      const std::int64_t m = (idx % 2 == 0) ? 48 : 40;
+      const auto t = (idx / 2) % 2 == 0 ? sk::ElemType::bf16 : sk::ElemType::f16;
+      const std::int64_t pad = (idx % 3 == 0) ? 24 : 0;
+      const std::string f = run_and_check(shape(n, m, k, t, biases[idx % 4], pad), pool, st, rng);
+      ++idx;
+      ++cases;
+      if (!f.empty()) failures.push_back(f);
+    }
+  for (int chunkk : {1, 2})
+    for (std::int64_t n : {20, 65}) {
+      const std::string f = run_and_check(shape(n, 32, 5248, sk::ElemType::bf16, sk::BiasShape::nm, 0), pool, st,
+                                          rng, {sk::SkinnyVariant::fixed, chunkk});
+      ++cases;
+      if (!f.empty()) failures.push_back(f);
+    }
+  for (const auto& f : failures) ADD_FAILURE() << f;
+  std::cout << "[skinny mma sim] sweep: " << cases << " cases, " << failures.size() << " failing\n";
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
+TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
+  port::Stream st;
+  const auto s = shape(40, 48, 5248, sk::ElemType::bf16, sk::BiasShape::m, 0);
+  const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile());
+  ASSERT_TRUE(plan.ok && plan.mma) << plan.describe();
+  ASSERT_GT(plan.k_rnd, 1) << plan.describe();
+  const HostCase c = make_case(s, rng);
+  DeviceCase d(c);
+  std::vector<std::uint16_t> first;
+  for (int r = 0; r < 3; ++r) {
+    auto o = port::sim::options();
+    o.schedule = port::sim::Schedule::random;
+    o.preempt_global = true;
+    o.seed = dsv4::test::test_seed("skinny_mma_det") + static_cast<std::uint64_t>(r);
+    port::sim::set_options(o);
+    d.out.memset(0xff);
+    sk::run_skinny_gemm(plan, d.io(), pool, st);
+    st.synchronize();
+    const auto got = d.result();
+    if (r == 0) {
+      first = got;
+      const RowCheck rc = check_rows(c, reference(c), got);
+      ASSERT_TRUE(rc.ok()) << plan.describe() << ": " << rc.first;
+    } else {
+      ASSERT_EQ(got, first) << "run " << r << " differs bitwise from run 0: " << plan.describe();
+    }
+  }
+  const auto rep = port::sim::take_report();
+  EXPECT_TRUE(rep.empty()) << rep.to_string();
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
