@@ -9,6 +9,7 @@
 #include <string>
 
 #include "kernels/port/arch.hpp"
+#include "kernels/indexer_logits/indexer_plan.hpp"
 #include "kernels/merge_attn_states/merge_plan.hpp"
 #include "kernels/quant_fp8/quant_plan.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
@@ -140,12 +141,49 @@ KernelExpectation sparse_prefill_expectation(std::string_view arch) {
   return e;
 }
 
+// indexer_logits / indexer_logits_paged: dynamic LDS = q as fp32 (H·D·4) + weights (H·4) over every head count up
+// to 256 and D in {32, 64, 128}, both plans (the paged one adds nothing to LDS); workgroup kKeysPerBlock.
+KernelExpectation indexer_expectation(std::string_view arch) {
+  namespace ix = dsv4::kernels::indexer;
+  const port::ArchProfile& prof = plan_profile(arch);
+  KernelExpectation e;
+  e.static_lds = 0;
+  std::size_t admitted = 0;
+  for (std::int64_t h = 1; h <= 256; ++h)
+    for (std::int64_t d : {32, 64, 128}) {
+      ix::IndexerShape s;
+      s.s = 4;
+      s.s_kv = 300;
+      s.h = h;
+      s.d = d;
+      ix::PagedShape ps;
+      ps.b = 2;
+      ps.h = h;
+      ps.d = d;
+      ps.num_blocks = 8;
+      ps.max_blocks = 4;
+      ps.max_context_len = 256;
+      const ix::IndexerPlan p = ix::make_indexer_plan(s, prof);
+      const ix::PagedPlan pp = ix::make_paged_plan(ps, prof);
+      for (const ix::CommonPlan* c : {static_cast<const ix::CommonPlan*>(&p), static_cast<const ix::CommonPlan*>(&pp)}) {
+        if (!c->ok) continue;
+        ++admitted;
+        e.dynamic_lds = std::max(e.dynamic_lds, c->lds_bytes);
+        e.workgroup_size = std::max(e.workgroup_size, c->block);
+      }
+    }
+  e.source = "indexer plan sweep (" + std::string(prof.name) + " profile), " + std::to_string(admitted) +
+             " admitted plans";
+  return e;
+}
+
 struct Family {
   std::string_view name_contains;  // in the demangled kernel name
   KernelExpectation (*expectation)(std::string_view arch);
 };
 constexpr Family kFamilies[] = {
     {"dsv4::kernels::skinny::", skinny_expectation},
+    {"dsv4::kernels::indexer::", indexer_expectation},
     {"dsv4::kernels::sparse_prefill::", sparse_prefill_expectation},
     {"dsv4::kernels::merge::", merge_expectation},
     {"dsv4::kernels::quant::", quant_expectation},
