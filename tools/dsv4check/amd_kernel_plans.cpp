@@ -14,6 +14,7 @@
 #include "kernels/quant_fp8/quant_plan.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 #include "kernels/sparse_mla_prefill/sparse_prefill_plan.hpp"
+#include "kernels/sparse_mla_decode/smla_plan.hpp"
 
 namespace dsv4::amd {
 namespace {
@@ -109,6 +110,41 @@ KernelExpectation quant_expectation(std::string_view arch) {
   return e;
 }
 
+// sparse_mla_decode: the split kernel's dynamic LDS (q + key tile + p + stats + indices) over both layouts, head
+// counts, top-k sizes and every head-group / key-tile choice; the combine kernel uses none. Workgroup size 0: each
+// object's own (256 split, 128 combine).
+KernelExpectation smla_expectation(std::string_view arch) {
+  namespace sm = dsv4::kernels::smla;
+  const port::ArchProfile& prof = plan_profile(arch);
+  KernelExpectation e;
+  e.static_lds = 0;
+  std::size_t admitted = 0;
+  for (sm::Layout l : {sm::Layout::v32, sm::Layout::model1})
+    for (std::int64_t h : {1, 4, 16, 64, 128})
+      for (std::int64_t topk : {64, 2048})
+        for (int hg : {0, 4, 16, 32})
+          for (int kt : {0, 8, 16, 32, 64}) {
+            sm::SmlaShape s;
+            s.b = 4;
+            s.h_q = h;
+            s.layout = l;
+            s.topk = topk;
+            s.cache = {64, 64, 0};
+            s.extra_topk = 128;
+            s.extra_cache = {16, 64, 0};
+            sm::SmlaOptions o;
+            o.heads_per_group = hg;
+            o.key_tile = kt;
+            const sm::SmlaPlan p = sm::make_plan(s, prof, o);
+            if (!p.ok) continue;
+            ++admitted;
+            e.dynamic_lds = std::max(e.dynamic_lds, p.lds_split_bytes);
+          }
+  e.source = "sparse_mla_decode plan sweep (" + std::string(prof.name) + " profile), " + std::to_string(admitted) +
+             " admitted plans";
+  return e;
+}
+
 // sparse_mla_prefill: the dynamic LDS (q stage + kv tile + scores + row indices + stats) over both d_qk, head
 // counts and top-k sizes, with the plan's own tile choice and every forced tile; workgroup 256.
 KernelExpectation sparse_prefill_expectation(std::string_view arch) {
@@ -187,6 +223,7 @@ constexpr Family kFamilies[] = {
     {"dsv4::kernels::sparse_prefill::", sparse_prefill_expectation},
     {"dsv4::kernels::merge::", merge_expectation},
     {"dsv4::kernels::quant::", quant_expectation},
+    {"dsv4::kernels::smla::", smla_expectation},
 };
 
 }  // namespace
