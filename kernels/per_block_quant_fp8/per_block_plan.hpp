@@ -4,7 +4,7 @@
 // [ceil(N/gs), ceil(K/gs)]) or the four K-adjacent tiles of one packed UE8M0 word column (packed_ue8m0: the tile
 // scale broadcast to every row n of the tile, I32 [N, ceil(KB/4)] MN-major), so no two blocks write the same scale
 // word. Per tile: thread-local amax, a butterfly wave reduction over warpSize lanes (64 or 32 at run time), then a
-// cross-wave stage in LDS over blockDim/warpSize partials (kernels/.. known-bugs #17: the wave count is derived from
+// cross-wave stage in LDS over blockDim/warpSize partials (known-bugs.md #17: the wave count is derived from
 // the run-time wave size, never assumed), the recipe's scale, and a second pass that casts (the tile is re-read,
 // an L2 hit on GPUs). Edge tiles (N or K not a multiple of gs) use the elements present. Items are visited in a
 // grid-stride loop, so the grid is a launch width, never a correctness assumption. No workspace.

@@ -1,7 +1,7 @@
 // Per-block FP8 weight quantization kernel (ops.md §7.1): one 256-thread block per work item (one gs x gs tile, or
 // the four K-adjacent tiles of one packed UE8M0 word column), grid-stride over items. Per tile: each thread takes
 // elements tid, tid + blockDim, ... in row-major order inside the tile (consecutive threads read consecutive
-// columns), a NaN-propagating thread amax, a butterfly __shfl_xor over all warpSize lanes, lane 0 of each wave
+// columns; the (row, column) of the next element is advanced incrementally, no division per element), a NaN-propagating thread amax, a butterfly __shfl_xor over all warpSize lanes, lane 0 of each wave
 // writes its partial to LDS, and after a barrier thread 0 reduces blockDim/warpSize partials (the run-time wave
 // count: 4 on wave 64, 8 on wave 32) and broadcasts through LDS. Every thread then derives the same recipe scale
 // (kernels/quant_fp8/fp8_scale_rule.hpp) and casts its elements (kernels/quant_fp8/fp8_codec.hpp).
@@ -70,17 +70,28 @@ __global__ void __launch_bounds__(kBlockQuantThreads) per_block_quant_kernel(BPa
       if (kb >= p.kb) break;  // uniform over the block
       const long long c0 = kb * p.gs;
       const long long cols = (c0 + p.gs < p.k ? c0 + p.gs : p.k) - c0;
-      const long long cnt = (r1 - r0) * cols;
+      // Element e = tid + i·nthr of the tile is (row, col) = divmod(e, cols): advanced incrementally (no 64-bit
+      // division per element): +nthr is +dr rows and +dc columns with a carry.
+      const int icols = static_cast<int>(cols);
+      const int dr = nthr / icols, dc = nthr % icols;
+      const int rows = static_cast<int>(r1 - r0);
       float amax = 0.f;
-      for (long long e = tid; e < cnt; e += nthr)
-        amax = fp8::fmax_nan(amax, fabsf(load_w(p, (r0 + e / cols) * p.k + c0 + e % cols)));
+      for (int r = tid / icols, cc = tid % icols; r < rows;) {
+        amax = fp8::fmax_nan(amax, fabsf(load_w(p, (r0 + r) * p.k + c0 + cc)));
+        r += dr;
+        cc += dc;
+        if (cc >= icols) cc -= icols, ++r;
+      }
       amax = block_amax(amax, part, p.buggy != 0);
       const fp8::Scale sc = fp8::compute_scale(static_cast<ScaleRule>(p.rule), amax, p.floor, p.em);
       const float inv = 1.0f / sc.s;
-      for (long long e = tid; e < cnt; e += nthr) {
-        const long long idx = (r0 + e / cols) * p.k + c0 + e % cols;
+      for (int r = tid / icols, cc = tid % icols; r < rows;) {
+        const long long idx = (r0 + r) * p.k + c0 + cc;
         port::global_store(p.wq + idx, fp8::quantize_elem(load_w(p, idx), sc, inv, p.em, p.divide != 0,
                                                           p.clamp != 0, p.fnuz != 0, p.saturate != 0));
+        r += dr;
+        cc += dc;
+        if (cc >= icols) cc -= icols, ++r;
       }
       if (p.layout == 2) {
         word |= sc.byte << (8 * j);
