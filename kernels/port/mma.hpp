@@ -14,8 +14,9 @@
 //         sums them with the accumulator in float64 (exact unless the terms span more than ~2^29 in magnitude) and
 //         rounds once to fp32. The hardware's fused accumulation may differ from this in the last fp32 bit: tests
 //         compare bitwise only on value grids where every sum is exact (tests/kernels/port/test_port_mma.cpp).
-//   hip : FALLBACK, not MFMA: the sim emulation above, compiled by clang for gfx90a/gfx942/gfx950 (correct, slow:
-//         32 shuffles per call). Kernels' plans choose their MMA path on sm_90 only, so no AMD plan runs it.
+//   hip : FALLBACK, not MFMA: the sim emulation above (correct, slow: 32 shuffles per call). It compiles with
+//         clang-19 for gfx90a/gfx942 (seen 2026-11-29), but spills to scratch when inlined many times, so kernels
+//         choose their MMA path on sm_90 plans only and do not instantiate it on hip (kernels/skinny_gemm).
 #pragma once
 
 #include <cstdint>

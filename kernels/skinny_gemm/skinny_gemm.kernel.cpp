@@ -242,6 +242,7 @@ SKINNY_UNROLL
 }
 
 
+#if !defined(DSV4_BACKEND_HIP)  // no AMD plan selects the MMA path; its emulated MMAs would spill to scratch there
 // Tensor-core main loop (plan.mma, sm_90): warp w computes rows [16·(w % warps_m), +16) of the tile against
 // NB 8-row blocks of a over its k-group's share of the shard, with m16n8k16 MMAs (kernels/port/mma.hpp). The MMA's
 // A operand is b (M rows), its B operand is a (N rows), D is the transposed output tile. Within each 32-element K
@@ -367,6 +368,8 @@ auto pick_mma_kernel(int n_blocks) {
   }
 }
 
+#endif  // !DSV4_BACKEND_HIP
+
 }  // namespace
 
 void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
@@ -408,7 +411,13 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
   if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
   const bool f16 = s.dtype == ElemType::f16;
   auto* kernel = f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;
+#if defined(DSV4_BACKEND_HIP)
+  if (ka.mma)
+    throw port::Error("skinny_gemm: the MMA main loop (sm_90 plans) is not built for the hip backend [" +
+                      plan.describe() + "]");
+#else
   if (ka.mma) kernel = f16 ? pick_mma_kernel<true>(ka.mma_n_blocks) : pick_mma_kernel<false>(ka.mma_n_blocks);
+#endif
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
                          ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges)};
   try {
