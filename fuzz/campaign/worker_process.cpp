@@ -18,6 +18,9 @@
 #include <stdexcept>
 
 #include <fmt/format.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
 
 extern char** environ;
 
@@ -203,6 +206,7 @@ int worker_sequential(const ExecOptions& o) {
 }
 
 // Reader thread -> (ordered queue of futures) -> main thread; a pool of threads prepares the futures.
+// The main thread keeps the process-wide OpenMP setting (all cores) for the implementation under test.
 int worker_pipelined(const ExecOptions& o) {
   struct Item {
     CaseSpec spec;
@@ -214,10 +218,20 @@ int worker_pipelined(const ExecOptions& o) {
   std::deque<std::packaged_task<PreparedCase()>> work;  // prepare tasks for the pool
   bool eof = false, bad = false, stopping = false;
 
-  const unsigned n_threads = std::max(1u, std::thread::hardware_concurrency());
+  // At most prefetch + 1 cases are queued (the supervisor's window), so more pool threads would idle.
+  // The references parallelise with OpenMP: split the cores between the pool threads instead of letting
+  // every pool thread start a full team (hw x hw threads on a big node).
+  const unsigned hw = std::max(1u, std::thread::hardware_concurrency());
+  const unsigned n_threads = std::min(hw, static_cast<unsigned>(o.prefetch) + 1);
+  const int omp_per_thread = static_cast<int>(std::max(1u, hw / n_threads));
   std::vector<std::thread> pool;
   for (unsigned i = 0; i < n_threads; ++i)
     pool.emplace_back([&] {
+#ifdef _OPENMP
+      omp_set_num_threads(omp_per_thread);
+#else
+      (void)omp_per_thread;
+#endif
       for (;;) {
         std::packaged_task<PreparedCase()> t;
         {

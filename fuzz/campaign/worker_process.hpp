@@ -53,7 +53,8 @@ class WorkerProcess {
 };
 
 // The worker loop run by `dsv4check fuzz-worker`: reads CaseSpec lines from stdin until EOF. With
-// o.prefetch > 0, a reader thread queues the specs and a pool of hardware threads prepares them
+// o.prefetch > 0, a reader thread queues the specs and a pool of min(cores, prefetch + 1) threads
+// (the cores split between them for the references' OpenMP loops) prepares them
 // (prepare_case: inputs + float64 reference) while the main thread finishes the oldest one (kernel,
 // oracle, shrinking) and writes results in order.
 int worker_main(const ExecOptions& o);
