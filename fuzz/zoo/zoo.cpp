@@ -68,7 +68,8 @@ const std::vector<ZooEntry>& entries() {
     std::vector<ZooEntry> v;
     for (auto&& part : {detail::skinny_entries(), detail::stream_entries(), detail::kernel_entries(),
                         detail::wave_reduction_entries(),
-                        detail::format_entries(), detail::preload_entries(), detail::attention_entries()})
+                        detail::format_entries(), detail::preload_entries(), detail::attention_entries(),
+                        detail::attention_kernel_entries(), detail::quant_kernel_entries()})
       for (auto& e : part) v.push_back(e);
     return v;
   }();

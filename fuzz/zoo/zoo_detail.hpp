@@ -12,6 +12,8 @@ namespace dsv4::fuzz::zoo::detail {
 std::vector<ZooEntry> skinny_entries();     // 1, 2 (zoo_skinny.cpp)
 std::vector<ZooEntry> stream_entries();     // 3, 4 (zoo_streams.cpp)
 std::vector<ZooEntry> kernel_entries();     // 5, 9 (zoo_kernels.cpp)
+std::vector<ZooEntry> attention_kernel_entries();  // 13..20 (zoo_attention_kernels.cpp)
+std::vector<ZooEntry> quant_kernel_entries();      // 21..27 (zoo_quant_kernels.cpp)
 std::vector<ZooEntry> format_entries();     // 6, 7, 8 (mutant_formats.cpp)
 std::vector<ZooEntry> preload_entries();    // 10 (mutant_preload.cpp)
 std::vector<ZooEntry> wave_reduction_entries();  // 9r (mutant_wave_reduction.cpp)
@@ -21,6 +23,24 @@ std::vector<ZooEntry> attention_entries();  // 11, 12 (mutant_attention.cpp)
 // sim wave size `wave`, 0 = profile's), and turns the oracle verdict and the sim report into findings.
 Probe probe_kernel(const std::string& op, const Json& shape, std::uint64_t seed, const std::string& variant,
                    int wave = 0);
+
+// One case of a kernel-variant entry: the op generator's shape (may hold the fuzz layer's "values" and
+// "attr.*" keys), the case seed, and the sim wave size (0 = the profile's).
+struct KernelCase {
+  Json shape;
+  std::uint64_t seed = 0;
+  int wave = 0;
+};
+// What a kernel-variant entry says about itself (ZooEntry's fields before its cases and probe).
+struct EntryHead {
+  std::string id, title, known_bugs_ref, enable;
+  Detector expected;
+  std::vector<std::string> diagnosis_must_contain;
+};
+// An entry whose probe runs `op`'s kernel with `variant` (buggy) or "default" (clean) on each case through
+// probe_kernel. Case labels: the shape JSON, prefixed by "wave<N> " when the case sets a wave.
+ZooEntry kernel_variant_entry(const EntryHead& head, const std::string& op, const std::string& variant,
+                              const std::vector<KernelCase>& cases);
 
 // Findings of a judge result: NaN/inf placement mismatches -> nan_placement; other failures ->
 // `value_detector` (oracle_localisation or exact_bits), each with the oracle's summary line.

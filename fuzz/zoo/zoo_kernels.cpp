@@ -4,50 +4,62 @@
 //     generator puts both-empty tokens mid-batch once T >= 3); caught as NaN placement;
 //  9  per_token_group_quant_fp8 variant wave32_reduction: the amax butterfly assumes 32 lanes; dormant on
 //     wave 32, on wave 64 it covers half the wave: wrong scales, caught by the oracle's localisation.
+// Also the shared builder of every kernel-variant entry (kernel_variant_entry).
 #include <fmt/format.h>
+
+#include <memory>
 
 #include "fuzz/zoo/zoo_detail.hpp"
 
 namespace dsv4::fuzz::zoo::detail {
 
-namespace {
-
-ZooEntry merge_entry() {
+ZooEntry kernel_variant_entry(const EntryHead& head, const std::string& op, const std::string& variant,
+                              const std::vector<KernelCase>& cases) {
   ZooEntry e;
-  e.id = "5";
-  e.title = "merge yields NaN when both LSEs are -inf";
-  e.known_bugs_ref = "known-bugs #6";
-  e.enable = "merge_attn_states kernel variant nan_both_empty";
-  e.expected = Detector::nan_placement;
-  e.diagnosis_must_contain = {"NaN"};
-  int seed = 50;
-  for (const Json& s : {Json{{"T", 2}, {"H", 4}, {"D", 32}}, Json{{"T", 2}, {"H", 2}, {"D", 64}, {"dtype", "F32"}},
-                        Json{{"T", 6}, {"H", 4}, {"D", 32}}, Json{{"T", 9}, {"H", 3}, {"D", 64}, {"dtype", "F16"}}})
-    e.cases.push_back({s.dump(), {{"shape", s}, {"seed", seed++}}});
-  e.probe = [](const ZooCase& c, bool buggy) {
-    return probe_kernel("merge_attn_states", c.params["shape"], c.params["seed"].get<std::uint64_t>(),
-                        buggy ? "nan_both_empty" : "default");
+  e.id = head.id;
+  e.title = head.title;
+  e.known_bugs_ref = head.known_bugs_ref;
+  e.enable = head.enable;
+  e.expected = head.expected;
+  e.diagnosis_must_contain = head.diagnosis_must_contain;
+  auto spec = std::make_shared<const std::vector<KernelCase>>(cases);
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    const KernelCase& k = cases[i];
+    const std::string label = k.wave ? fmt::format("wave{} {}", k.wave, k.shape.dump()) : k.shape.dump();
+    e.cases.push_back({label, {{"index", i}, {"shape", k.shape}, {"seed", k.seed}, {"wave", k.wave}}});
+  }
+  e.probe = [spec, op, variant](const ZooCase& c, bool buggy) {
+    const KernelCase& k = spec->at(c.params.at("index").get<std::size_t>());
+    return probe_kernel(op, k.shape, k.seed, buggy ? variant : "default", k.wave);
   };
   return e;
 }
 
+namespace {
+
+ZooEntry merge_entry() {
+  const EntryHead e{.id = "5", .title = "merge yields NaN when both LSEs are -inf", .known_bugs_ref = "known-bugs #6",
+                    .enable = "merge_attn_states kernel variant nan_both_empty", .expected = Detector::nan_placement,
+                    .diagnosis_must_contain = {"NaN"}};
+  std::vector<KernelCase> cases;
+  std::uint64_t seed = 50;
+  for (const Json& s : {Json{{"T", 2}, {"H", 4}, {"D", 32}}, Json{{"T", 2}, {"H", 2}, {"D", 64}, {"dtype", "F32"}},
+                        Json{{"T", 6}, {"H", 4}, {"D", 32}}, Json{{"T", 9}, {"H", 3}, {"D", 64}, {"dtype", "F16"}}})
+    cases.push_back({s, seed++});
+  return kernel_variant_entry(e, "merge_attn_states", "nan_both_empty", cases);
+}
+
 ZooEntry wave_reduction_entry() {
-  ZooEntry e;
-  e.id = "9";
-  e.title = "block reduction assumes wave 32, covers half the wave on wave 64";
-  e.known_bugs_ref = "known-bugs #17";
-  e.enable = "per_token_group_quant_fp8 kernel variant wave32_reduction (sim wave size 32, then 64)";
-  e.expected = Detector::oracle_localisation;
-  e.diagnosis_must_contain = {"FAIL"};
-  int seed = 90;
+  const EntryHead e{.id = "9", .title = "block reduction assumes wave 32, covers half the wave on wave 64",
+                    .known_bugs_ref = "known-bugs #17",
+                    .enable = "per_token_group_quant_fp8 kernel variant wave32_reduction (sim wave size 32, then 64)",
+                    .expected = Detector::oracle_localisation, .diagnosis_must_contain = {"FAIL"}};
+  std::vector<KernelCase> cases;
+  std::uint64_t seed = 90;
   for (int wave : {32, 64, 64})
     for (const Json& s : {Json{{"M", 5}, {"K", 384}, {"dtype", "bf16"}}, Json{{"M", 3}, {"K", 640}, {"dtype", "fp16"}}})
-      e.cases.push_back({fmt::format("wave{} {}", wave, s.dump()), {{"shape", s}, {"seed", seed++}, {"wave", wave}}});
-  e.probe = [](const ZooCase& c, bool buggy) {
-    return probe_kernel("per_token_group_quant_fp8", c.params["shape"], c.params["seed"].get<std::uint64_t>(),
-                        buggy ? "wave32_reduction" : "default", c.params["wave"].get<int>());
-  };
-  return e;
+      cases.push_back({s, seed++, wave});
+  return kernel_variant_entry(e, "per_token_group_quant_fp8", "wave32_reduction", cases);
 }
 
 }  // namespace

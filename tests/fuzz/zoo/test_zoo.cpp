@@ -36,7 +36,8 @@ bool sim() { return dsv4::port::sim::sim_active(); }
 }  // namespace
 
 TEST(Zoo, EveryIssueBugHasAnEntry) {
-  for (const char* id : {"1", "2", "3", "4", "5", "6a", "6b", "7a", "7b", "7c", "8", "9", "11", "12"})
+  for (const char* id : {"1", "2", "3", "4", "5", "6a", "6b", "7a", "7b", "7c", "8", "9", "11", "12", "13", "14", "15", "16", "17",
+                         "18", "19", "20", "21", "22", "23", "24", "25", "26", "27", "28"})
     EXPECT_NE(zoo::find_entry(id), nullptr) << id;
   if (sim()) {
     EXPECT_NE(zoo::find_entry("10"), nullptr);
@@ -90,6 +91,62 @@ TEST(Zoo, Bug11IndexerScaleWrongAxis) { caught("11", {"FAIL logits"}); }
 TEST(Zoo, Bug12UnreferencedKvNanLeaks) {
   const auto r = caught("12", {"NaN", "NaN-filled"});
   EXPECT_EQ(r.cases_until_detection, 2) << "zero-filled slots hide the bug";
+}
+
+// Kernel variants of every op (fuzz/zoo/zoo_attention_kernels.cpp, zoo_quant_kernels.cpp): the real kernel
+// with its planted variant, through run_under_test and the op's oracle.
+TEST(Zoo, Bug13IndexerKeOffByOne) { caught("13", {"Inf", "logits"}); }
+TEST(Zoo, Bug14PagedIndexerMaskBroadcastHeads) {
+  const auto r = caught("14", {"FAIL logits", "next_n\":4"});
+  EXPECT_EQ(r.cases_until_detection, 2) << "next_n == 1 makes the broadcast exact";
+}
+TEST(Zoo, Bug15DecodeGathersInvalidRows) {
+  const auto r = caught("15", {"NaN", "specials"});
+  EXPECT_GT(r.cases_until_detection, 1) << "without -1 indices nothing invalid is gathered";
+}
+TEST(Zoo, Bug16DecodeCombineWithoutInfGuard) { caught("16", {"NaN", "out"}); }
+TEST(Zoo, Bug17PrefillClampsInvalidIndices) {
+  const auto r = caught("17", {"NaN", "specials"});
+  EXPECT_GT(r.cases_until_detection, 1) << "without invalid indices there is nothing to clamp";
+}
+TEST(Zoo, Bug18PrefillDropsSink) {
+  const auto r = caught("18", {"FAIL out", "sink\":true"});
+  EXPECT_EQ(r.cases_until_detection, 2) << "no sink, nothing to drop";
+}
+TEST(Zoo, Bug19PrefillLog2Lse) { caught("19", {"FAIL lse"}); }
+TEST(Zoo, Bug20TopkRawBitsKey) {
+  const auto r = caught("20", {"FAIL topk_indices"});
+  EXPECT_EQ(r.cases_until_detection, 2) << "C < topk selects every column whatever the key order";
+}
+TEST(Zoo, Bug21TopkNegInfValid) {
+  const auto r = caught("21", {"FAIL topk_indices", "specials"});
+  EXPECT_GT(r.cases_until_detection, 1) << "finite rows hold no -inf";
+}
+TEST(Zoo, Bug22PerBlockWave64LdsReductionOnWave32) {
+  if (!sim()) GTEST_SKIP() << "needs the sim backend (wave size override)";
+  const auto r = caught("22", {"FAIL w_q", "wave32"});
+  EXPECT_GT(r.cases_until_detection, 2) << "dormant on wave 64";
+}
+TEST(Zoo, Bug23InvRopeForwardRotation) { caught("23", {"FAIL o_fp8"}); }
+TEST(Zoo, Bug24KvWritePythonNegativeSlot) {
+  const auto r = caught("24", {"FAIL k_cache", "specials"});
+  EXPECT_GT(r.cases_until_detection, 1) << "no negative slot in the plain mapping";
+}
+TEST(Zoo, Bug25BlockScaledGemmScalePerTile) {
+  const auto r = caught("25", {"FAIL d"});
+  EXPECT_EQ(r.cases_until_detection, 2) << "one K block hides it";
+}
+TEST(Zoo, Bug26BlockScaledGemmE8m0Shift23) {
+  const auto r = caught("26", {"FAIL d", "specials"});
+  EXPECT_GT(r.cases_until_detection, 1) << "scale bytes 0x01..0xFE decode exactly under shift23";
+}
+TEST(Zoo, Bug27EinsumScalePerTile) {
+  const auto r = caught("27", {"FAIL d"});
+  EXPECT_EQ(r.cases_until_detection, 2) << "one R block hides it";
+}
+TEST(Zoo, Bug28EinsumE8m0Shift23) {
+  const auto r = caught("28", {"FAIL d", "specials"});
+  EXPECT_GT(r.cases_until_detection, 1) << "scale bytes 0x01..0xFE decode exactly under shift23";
 }
 
 TEST(Zoo, CorrectImplementationsRaiseNoAlarm) {
