@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "fuzz/campaign/shape_space.hpp"
+#include "fuzz/harness/repro_line.hpp"
 #include "oracle/judge.hpp"
 #include "oracle/report.hpp"
 #include "reference/io/fixture.hpp"
@@ -62,13 +63,14 @@ std::uint64_t case_seed(std::uint64_t campaign_seed, const std::string& op, std:
 }
 
 std::string repro_command(const CaseSpec& c, const UnderTestOptions& o) {
-  std::string s = fmt::format("dsv4check repro --op {}", c.op);
-  if (std::string sh = shape_arg(c.shape); !sh.empty()) s += " --shape " + sh;
-  s += fmt::format(" --backend {}", o.backend);
-  if (!o.arch.empty()) s += " --arch " + o.arch;
-  if (o.variant != "default") s += " --variant " + o.variant;
-  s += fmt::format(" --seed {}", c.seed);
-  return s;
+  ReproLine r;
+  r.op = c.op;
+  r.shape = c.shape;
+  r.backend = o.backend;
+  r.arch = o.arch;
+  r.variant = o.variant;
+  r.seed = c.seed;
+  return repro_line(r);
 }
 
 namespace {

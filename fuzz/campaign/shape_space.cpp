@@ -5,6 +5,8 @@
 #include <map>
 #include <mutex>
 
+#include "fuzz/harness/repro_line.hpp"
+
 namespace dsv4::fuzz {
 
 namespace {
@@ -64,12 +66,6 @@ std::vector<Json> shrink_candidates(const Json& shape) {
   return r;
 }
 
-std::string shape_arg(const Json& shape) {
-  std::string s;
-  if (!shape.is_object()) return s;
-  for (auto it = shape.begin(); it != shape.end(); ++it)
-    s += (s.empty() ? "" : ",") + it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
-  return s;
-}
+std::string shape_arg(const Json& shape) { return shape_kv_list(shape); }
 
 }  // namespace dsv4::fuzz

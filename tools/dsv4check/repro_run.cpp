@@ -5,6 +5,7 @@
 
 #include <fmt/format.h>
 
+#include "fuzz/harness/repro_line.hpp"
 #include "fuzz/harness/under_test.hpp"
 #include "oracle/judge.hpp"
 #include "oracle/report.hpp"
@@ -44,23 +45,9 @@ void apply_set_code(OpCase& c, const std::string& a) {
 }
 
 std::string repro_command(const ReproOptions& o) {
-  std::string shape;
-  for (auto it = o.shape.begin(); it != o.shape.end(); ++it) {
-    if (it.key() == "dtype" && !o.dtype.empty()) continue;
-    shape += fmt::format("{}{}={}", shape.empty() ? "" : ",", it.key(),
-                         it->is_string() ? it->get<std::string>() : it->dump());
-  }
-  std::string s = fmt::format("dsv4check repro --op {}", o.op);
-  if (!shape.empty()) s += " --shape " + shape;
-  if (!o.dtype.empty()) s += " --dtype " + o.dtype;
-  if (!o.attrs.empty()) s += " --attrs '" + o.attrs.dump() + "'";
-  s += fmt::format(" --backend {}", o.backend);
-  if (!o.arch.empty()) s += " --arch " + o.arch;
-  if (o.variant != "default") s += " --variant " + o.variant;
-  s += fmt::format(" --seed {}", o.seed);
-  if (o.streams != 1) s += fmt::format(" --streams {}", o.streams);
-  for (auto& a : o.set_codes) s += " --set-code " + a;
-  return s;
+  return fuzz::repro_line({.op = o.op, .shape = o.shape, .dtype = o.dtype, .attrs = o.attrs, .backend = o.backend,
+                           .arch = o.arch, .variant = o.variant, .seed = o.seed, .streams = o.streams,
+                           .set_codes = o.set_codes});
 }
 
 int run_repro(const ReproOptions& o, std::ostream& out) {
