@@ -63,14 +63,7 @@ std::uint64_t case_seed(std::uint64_t campaign_seed, const std::string& op, std:
 }
 
 std::string repro_command(const CaseSpec& c, const UnderTestOptions& o) {
-  ReproLine r;
-  r.op = c.op;
-  r.shape = c.shape;
-  r.backend = o.backend;
-  r.arch = o.arch;
-  r.variant = o.variant;
-  r.seed = c.seed;
-  return repro_line(r);
+  return repro_line({c.op, c.shape, "", Json::object(), o.backend, o.arch, o.variant, c.seed, 1, {}});
 }
 
 namespace {

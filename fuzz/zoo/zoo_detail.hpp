@@ -31,16 +31,20 @@ struct KernelCase {
   std::uint64_t seed = 0;
   int wave = 0;
 };
-// What a kernel-variant entry says about itself (ZooEntry's fields before its cases and probe).
-struct EntryHead {
-  std::string id, title, known_bugs_ref, enable;
+// A planted kernel variant as a zoo entry: its id, the op and variant, what it is, the expected detector
+// and diagnosis substrings, its cases, and a note appended to the entry's enable text
+// ("<op> kernel variant <variant> <note>").
+struct KernelVariantBug {
+  std::string id, op, variant, title, known_bugs_ref;
   Detector expected;
   std::vector<std::string> diagnosis_must_contain;
+  std::string enable_note;
+  std::vector<KernelCase> cases;
 };
-// An entry whose probe runs `op`'s kernel with `variant` (buggy) or "default" (clean) on each case through
+// The entry whose probe runs b.op's kernel with b.variant (buggy) or "default" (clean) on each case through
 // probe_kernel. Case labels: the shape JSON, prefixed by "wave<N> " when the case sets a wave.
-ZooEntry kernel_variant_entry(const EntryHead& head, const std::string& op, const std::string& variant,
-                              const std::vector<KernelCase>& cases);
+ZooEntry kernel_variant_entry(const KernelVariantBug& b);
+std::vector<ZooEntry> kernel_variant_entries(const std::vector<KernelVariantBug>& bugs);
 
 // Findings of a judge result: NaN/inf placement mismatches -> nan_placement; other failures ->
 // `value_detector` (oracle_localisation or exact_bits), each with the oracle's summary line.

@@ -13,57 +13,58 @@
 
 namespace dsv4::fuzz::zoo::detail {
 
-ZooEntry kernel_variant_entry(const EntryHead& head, const std::string& op, const std::string& variant,
-                              const std::vector<KernelCase>& cases) {
-  ZooEntry e;
-  e.id = head.id;
-  e.title = head.title;
-  e.known_bugs_ref = head.known_bugs_ref;
-  e.enable = head.enable;
-  e.expected = head.expected;
-  e.diagnosis_must_contain = head.diagnosis_must_contain;
-  auto spec = std::make_shared<const std::vector<KernelCase>>(cases);
-  for (std::size_t i = 0; i < cases.size(); ++i) {
-    const KernelCase& k = cases[i];
+ZooEntry kernel_variant_entry(const KernelVariantBug& b) {
+  std::string enable = fmt::format("{} kernel variant {}", b.op, b.variant);
+  if (!b.enable_note.empty()) enable += " " + b.enable_note;
+  ZooEntry e{b.id, b.title, b.known_bugs_ref, enable, b.expected, b.diagnosis_must_contain, {}, {}};
+  auto cases = std::make_shared<const std::vector<KernelCase>>(b.cases);
+  for (std::size_t i = 0; i < cases->size(); ++i) {
+    const KernelCase& k = (*cases)[i];
     const std::string label = k.wave ? fmt::format("wave{} {}", k.wave, k.shape.dump()) : k.shape.dump();
     e.cases.push_back({label, {{"index", i}, {"shape", k.shape}, {"seed", k.seed}, {"wave", k.wave}}});
   }
-  e.probe = [spec, op, variant](const ZooCase& c, bool buggy) {
-    const KernelCase& k = spec->at(c.params.at("index").get<std::size_t>());
+  e.probe = [cases, op = b.op, variant = b.variant](const ZooCase& c, bool buggy) {
+    const KernelCase& k = cases->at(c.params.at("index").get<std::size_t>());
     return probe_kernel(op, k.shape, k.seed, buggy ? variant : "default", k.wave);
   };
   return e;
 }
 
+std::vector<ZooEntry> kernel_variant_entries(const std::vector<KernelVariantBug>& bugs) {
+  std::vector<ZooEntry> v;
+  for (const auto& b : bugs) v.push_back(kernel_variant_entry(b));
+  return v;
+}
+
 namespace {
 
-ZooEntry merge_entry() {
-  const EntryHead e{.id = "5", .title = "merge yields NaN when both LSEs are -inf", .known_bugs_ref = "known-bugs #6",
-                    .enable = "merge_attn_states kernel variant nan_both_empty", .expected = Detector::nan_placement,
-                    .diagnosis_must_contain = {"NaN"}};
+std::vector<KernelCase> merge_cases() {
   std::vector<KernelCase> cases;
   std::uint64_t seed = 50;
   for (const Json& s : {Json{{"T", 2}, {"H", 4}, {"D", 32}}, Json{{"T", 2}, {"H", 2}, {"D", 64}, {"dtype", "F32"}},
                         Json{{"T", 6}, {"H", 4}, {"D", 32}}, Json{{"T", 9}, {"H", 3}, {"D", 64}, {"dtype", "F16"}}})
     cases.push_back({s, seed++});
-  return kernel_variant_entry(e, "merge_attn_states", "nan_both_empty", cases);
+  return cases;
 }
 
-ZooEntry wave_reduction_entry() {
-  const EntryHead e{.id = "9", .title = "block reduction assumes wave 32, covers half the wave on wave 64",
-                    .known_bugs_ref = "known-bugs #17",
-                    .enable = "per_token_group_quant_fp8 kernel variant wave32_reduction (sim wave size 32, then 64)",
-                    .expected = Detector::oracle_localisation, .diagnosis_must_contain = {"FAIL"}};
+std::vector<KernelCase> wave_reduction_cases() {
   std::vector<KernelCase> cases;
   std::uint64_t seed = 90;
   for (int wave : {32, 64, 64})
     for (const Json& s : {Json{{"M", 5}, {"K", 384}, {"dtype", "bf16"}}, Json{{"M", 3}, {"K", 640}, {"dtype", "fp16"}}})
       cases.push_back({s, seed++, wave});
-  return kernel_variant_entry(e, "per_token_group_quant_fp8", "wave32_reduction", cases);
+  return cases;
 }
 
 }  // namespace
 
-std::vector<ZooEntry> kernel_entries() { return {merge_entry(), wave_reduction_entry()}; }
+std::vector<ZooEntry> kernel_entries() {
+  return kernel_variant_entries({
+      {"5", "merge_attn_states", "nan_both_empty", "merge yields NaN when both LSEs are -inf", "known-bugs #6",
+       Detector::nan_placement, {"NaN"}, "", merge_cases()},
+      {"9", "per_token_group_quant_fp8", "wave32_reduction", "block reduction assumes wave 32, covers half the wave on wave 64",
+       "known-bugs #17", Detector::oracle_localisation, {"FAIL"}, "(sim wave size 32, then 64)", wave_reduction_cases()},
+  });
+}
 
 }  // namespace dsv4::fuzz::zoo::detail
