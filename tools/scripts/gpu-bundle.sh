@@ -5,7 +5,9 @@
 # shared libraries they load, and run-gpu.sh, which runs them all and writes one log per program.
 #
 #   tools/scripts/gpu-bundle.sh [DEST]        (default DEST: .dev; BUILD=<dir> overrides build-cuda)
-#   then, on the GPU machine:  DEST/run-gpu.sh [LOGDIR]   (default LOGDIR: $OUT or ./gpu-logs)
+#   then, on the GPU machine:  DEST/run-gpu.sh [LOGDIR]   (default LOGDIR: DEST/gpu-logs)
+# PACK=1 packs DEST into DEST.tar.xz instead (every program carries all kernels' device code: ~170 MB unpacked,
+# ~25 MB packed); unpack there with `tar xJf` or `python3 -c "import tarfile; tarfile.open(F).extractall()"`.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$root/build-cuda}
@@ -22,7 +24,10 @@ declared=$(grep -ho 'dsv4_add_gtest([A-Za-z0-9_]*' "$root"/tests/kernels/*/CMake
 available=$(cmake --build "$build" --target help | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p')
 tests=()
 for t in $declared; do grep -qx "$t" <<<"$available" && tests+=("$t"); done
-benches=$(grep -x 'bench_[A-Za-z0-9_]*' <<<"$available" || true)
+benches=""
+for b in $(grep -x 'bench_[A-Za-z0-9_]*' <<<"$available" || true); do
+  [ -f "$root/bench/kernels/$b.cpp" ] && benches="$benches $b"  # kernel benchmarks only (not bench/reference)
+done
 echo "gpu-bundle: building ${#tests[@]} test programs, $(wc -w <<<"$benches") benchmarks and dsv4check in $build"
 cmake --build "$build" -j"$jobs" --target "${tests[@]}" $benches dsv4check
 
@@ -44,4 +49,10 @@ for exe in "$dest"/*; do
   done
 done
 cp "$root/tools/scripts/run-gpu.sh" "$dest/"
+strip "$dest"/test_* "$dest"/bench_* "$dest"/dsv4check 2>/dev/null || true
 du -sh "$dest"
+if [ "${PACK:-0}" = 1 ]; then
+  tar cf - -C "$(dirname "$dest")" "$(basename "$dest")" | xz -T"$jobs" -6 >"$dest.tar.xz"
+  rm -rf "$dest"
+  ls -la "$dest.tar.xz"
+fi

@@ -5,6 +5,7 @@
 # Logs go to LOGDIR; when $OUT is set (the device tool), also packed into $OUT/gpu-logs.tgz with summary.txt.
 #   run-gpu.sh [LOGDIR]   (default: ./gpu-logs beside this script)
 #   ONLY="test_topk_kernel bench_topk" run-gpu.sh   runs just those programs
+#   PARTS="tests check" run-gpu.sh                  runs only those parts (tests, check, bench; default all three)
 set -uo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 logs=${1:-$here/gpu-logs}
@@ -12,12 +13,13 @@ mkdir -p "$logs"
 export LD_LIBRARY_PATH="$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader 2>/dev/null | sed 's/^/gpu: /'
 wanted() { [ -z "${ONLY:-}" ] || grep -qw "$1" <<<"$ONLY"; }
+part() { grep -qw "$1" <<<"${PARTS:-tests check bench}"; }
 failed=0
 summary="$logs/summary.txt"
 : >"$summary"
 for exe in "$here"/test_*; do
   name=$(basename "$exe")
-  wanted "$name" || continue
+  part tests && wanted "$name" || continue
   start=$(date +%s)
   timeout 540 "$exe" --gtest_brief=1 >"$logs/$name.log" 2>&1
   rc=$?
@@ -25,14 +27,14 @@ for exe in "$here"/test_*; do
   echo "$line" | tee -a "$summary"
   [ $rc -eq 0 ] || { failed=1; grep -E 'Failure|FAILED|repro' "$logs/$name.log" | head -20; }
 done
-if wanted dsv4check; then
+if part check && wanted dsv4check; then
   "$here/dsv4check" check >"$logs/check.log" 2>&1
   echo "dsv4check check rc=$?" | tee -a "$summary"
   cat "$logs/check.log"
 fi
 for exe in "$here"/bench_*; do
   name=$(basename "$exe")
-  wanted "$name" || continue
+  part bench && wanted "$name" || continue
   case "$name" in
     *.py) python3 -c 'import torch' 2>/dev/null || continue
           timeout 300 python3 "$exe" >"$logs/$name.log" 2>&1 ;;
