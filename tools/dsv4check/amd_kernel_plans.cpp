@@ -1,7 +1,9 @@
 // Host-plan expectations per kernel family (see amd_kernel_plans.hpp). The numbers come from the plans
 // themselves (kernels/<op>/*_plan.hpp), never re-derived here: for each family a sweep over the shapes its
 // dispatch predicate admits gives the largest dynamic LDS, and the plan's static LDS is what its kernel declares
-// through DSV4_LDS (the skinny GEMM declares none: all of its LDS is the dynamic lds_alloc_bytes).
+// through DSV4_LDS (the skinny GEMM declares none: all of its LDS is the dynamic lds_alloc_bytes). The entries of
+// the later families (per_block_quant_fp8, inv_rope_fp8_quant, dequant_fp8, kv_cache_write, topk,
+// fp8_gemm_blockscaled / fp8_einsum) are in amd_kernel_plans_more.cpp; the family table below lists all of them.
 #include "tools/dsv4check/amd_kernel_plans.hpp"
 
 #include <algorithm>
@@ -15,15 +17,19 @@
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 #include "kernels/sparse_mla_prefill/sparse_prefill_plan.hpp"
 #include "kernels/sparse_mla_decode/smla_plan.hpp"
+#include "tools/dsv4check/amd_kernel_plans_more.hpp"
 
 namespace dsv4::amd {
-namespace {
 
 // The arch profile a plan is made for: gfx90a has gfx942's LDS capacity (64 KiB) and wave size, and the plans
 // have no gfx90a profile of their own.
-const port::ArchProfile& plan_profile(std::string_view arch) {
+const port::ArchProfile& plans::plan_profile(std::string_view arch) {
   return arch == "gfx950" ? port::kGfx950 : port::kGfx942;
 }
+
+namespace {
+
+using plans::plan_profile;
 
 // Skinny GEMM: the fixed variant over N 1..128, a K grid through every shard-count and CHUNKK boundary up to
 // 64 Ki, M from one tile to many, both CHUNKK choices forced and the rule. Returns the largest lds_alloc_bytes
@@ -222,8 +228,14 @@ constexpr Family kFamilies[] = {
     {"dsv4::kernels::indexer::", indexer_expectation},
     {"dsv4::kernels::sparse_prefill::", sparse_prefill_expectation},
     {"dsv4::kernels::merge::", merge_expectation},
+    {"dsv4::kernels::block_quant::", plans::block_quant_expectation},  // before quant:: (not a substring of it)
     {"dsv4::kernels::quant::", quant_expectation},
     {"dsv4::kernels::smla::", smla_expectation},
+    {"dsv4::kernels::inv_rope::", plans::inv_rope_expectation},
+    {"dsv4::kernels::dequant::", plans::dequant_expectation},
+    {"dsv4::kernels::kvw::", plans::kv_write_expectation},
+    {"dsv4::kernels::topk::", plans::topk_expectation},
+    {"dsv4::kernels::bsgemm::", plans::bsgemm_expectation},  // fp8_gemm_blockscaled and fp8_einsum (one kernel)
 };
 
 }  // namespace
