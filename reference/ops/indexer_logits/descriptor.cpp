@@ -5,6 +5,7 @@
 #include <cmath>
 
 #include "reference/ops/common/gemm_random.hpp"
+#include "reference/ops/indexer_logits/indexer_bound.hpp"
 #include "reference/ops/indexer_logits/indexer_logits.hpp"
 #include "reference/registry/registry.hpp"
 
@@ -63,6 +64,7 @@ OpDescriptor indexer_logits_descriptor() {
   };
   d.reference = indexer_logits_reference;
   d.generate = generate_indexer_logits;
+  d.error_bound = indexer::indexer_logits_error_bound;  // error_model.md, per element
   d.default_shapes = {
       Json{{"S", 5}, {"S_kv", 37}, {"H", 8}, {"D", 32}},
       Json{{"S", 4}, {"S_kv", 130}, {"H", 64}, {"D", 128}},

@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "reference/ops/common/gemm_random.hpp"
+#include "reference/ops/indexer_logits/indexer_bound.hpp"
 #include "reference/ops/common/quant_fp8_encode.hpp"
 #include "reference/ops/indexer_logits_paged/indexer_logits_paged.hpp"
 #include "reference/registry/registry.hpp"
@@ -88,6 +89,7 @@ OpDescriptor indexer_logits_paged_descriptor() {
   };
   d.reference = indexer_logits_paged_reference;
   d.generate = generate_indexer_logits_paged;
+  d.error_bound = indexer::indexer_logits_paged_error_bound;  // error_model.md, per element
   d.default_shapes = {
       Json{{"B", 2}, {"next_n", 1}, {"H", 8}, {"D", 32}, {"block_kv", 16}, {"max_context_len", 70}},
       Json{{"B", 3}, {"next_n", 2}, {"H", 4}, {"D", 64}, {"block_kv", 8}, {"max_context_len", 40}},
