@@ -1,8 +1,8 @@
 // Test helpers of the indexer kernel tests: building cases by hand (ragged ranges, paged caches with shuffled
 // block tables, NaN poison in every unreferenced slot, garbage block-table tails), running the kernel straight
 // through the kernel registry into outputs pre-filled with a sentinel bit pattern, and an element-wise check of
-// every output position against a float64 recomputation and the op's error model (error_model.md):
-//   |kernel − exact| <= sf·(Σ_h |w_h|·γ_D·Σ_d |q·k| + γ_{H+1}·Σ_h relu(dot_h)·|w_h|) + u·|exact| + ulp_f32,
+// every output position against a float64 recomputation and the op's error model (error_model.md), through the
+// bound the ops register as their error_bound (reference/ops/indexer_logits/indexer_bound.hpp),
 // with exact −inf where clean_logits asks for it and the sentinel (untouched) wherever the kernel must not write.
 #pragma once
 #include <gtest/gtest.h>
@@ -17,10 +17,10 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
-#include "oracle/error_models.hpp"
 #include "reference/formats/format.hpp"
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/common/quant_fp8_encode.hpp"
+#include "reference/ops/indexer_logits/indexer_bound.hpp"
 #include "reference/ops/indexer_logits_paged/indexer_logits_paged.hpp"
 
 namespace dsv4::test::idx {
@@ -44,36 +44,21 @@ inline Tensor run_kernel(const std::string& op, const OpCase& c, std::int64_t ro
   return outs.at("logits");
 }
 
-// Exact score of one key and its error-model bound (no output rounding included).
-struct Scored {
-  double exact = 0, bound = 0;
-};
+// Exact score of one key and its error-model bound: the ops' shared bound (reference/ops/indexer_logits/
+// indexer_bound.hpp, also the descriptors' error_bound), output rounding included.
+using Scored = ops::indexer::ScoreBound;
 inline Scored score(const std::vector<double>& q /*H·D*/, const std::vector<double>& k /*D*/, double sf,
                     const std::vector<double>& w /*H*/) {
-  const std::int64_t H = static_cast<std::int64_t>(w.size()), D = static_cast<std::int64_t>(k.size());
-  const double gD = oracle::gamma_n(D), gH = oracle::gamma_n(H + 1);
-  double acc = 0, b = 0;
-  for (std::int64_t h = 0; h < H; ++h) {
-    double dot = 0, abs = 0;
-    for (std::int64_t d = 0; d < D; ++d) {
-      dot += q[h * D + d] * k[d];
-      abs += std::fabs(q[h * D + d] * k[d]);
-    }
-    const double r = dot * sf > 0 ? dot * sf : 0.0;  // the reference's relu(dot·sf)
-    acc += r * w[h];
-    b += sf * std::fabs(w[h]) * gD * abs + gH * r * std::fabs(w[h]);  // r already holds sf
-  }
-  return {acc, b + oracle::kUnitRoundoffF32 * std::fabs(acc)};
+  return ops::indexer::score_bound(q.data(), k.data(), static_cast<std::int64_t>(w.size()),
+                                   static_cast<std::int64_t>(k.size()), sf, w.data(), ops::indexer::Dot::fp32);
 }
 
-// Element check: kernel value `got` vs exact within bound + one fp32 ulp (the kernel's final rounding plus slack for
-// the reference's own rounding). Returns an empty string when fine.
+// Element check: kernel value `got` vs the exact score within the bound. Returns an empty string when fine.
 inline std::string check_value(float got, const Scored& s) {
   if (!std::isfinite(got)) return "not finite: " + std::to_string(got);
-  const double tol = s.bound + oracle::ulp_at(DType::F32, std::fabs(s.exact) + s.bound);
   const double err = std::fabs(static_cast<double>(got) - s.exact);
-  if (err > tol) return "error " + std::to_string(err) + " > bound " + std::to_string(tol) + " (exact " +
-                        std::to_string(s.exact) + ", got " + std::to_string(got) + ")";
+  if (err > s.bound) return "error " + std::to_string(err) + " > bound " + std::to_string(s.bound) + " (exact " +
+                            std::to_string(s.exact) + ", got " + std::to_string(got) + ")";
   return "";
 }
 

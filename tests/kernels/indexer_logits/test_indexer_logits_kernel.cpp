@@ -53,6 +53,8 @@ TEST_F(IndexerKernel, GeneratedShapesUnderOracleAndErrorModelBothWavesBothFlavou
       const Checked r = run_and_judge(kOp, c);
       const std::string what = "wave " + std::to_string(w) + " " + s.dump();
       expect_pass(r, what);
+      ASSERT_EQ(r.verdict.outputs.size(), 1u) << what;
+      EXPECT_EQ(r.verdict.outputs[0].policy, "error-bound") << what << ": the op registers its error model";
       EXPECT_EQ(r.run.plan.value("wave_size", 0), w) << what;
       EXPECT_EQ(check_nonpaged(r.c, r.run.outputs.at("logits"), what, true, false), 0);
       ++cases;

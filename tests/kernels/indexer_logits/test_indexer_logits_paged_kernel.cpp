@@ -56,6 +56,8 @@ TEST_F(PagedKernel, GeneratedCasesNextN1To4UnderOracleBothWavesBothFlavours) {
       const Checked r = run_and_judge(kOp, c);
       const std::string what = "wave " + std::to_string(w) + " " + shape.dump();
       expect_pass(r, what);
+      ASSERT_EQ(r.verdict.outputs.size(), 1u) << what;
+      EXPECT_EQ(r.verdict.outputs[0].policy, "error-bound") << what << ": the op registers its error model";
       EXPECT_EQ(r.run.plan.value("wave_size", 0), w) << what;
       EXPECT_EQ(check_paged(r.c, r.run.outputs.at("logits"), what, true, false), 0);
     }
