@@ -117,9 +117,10 @@ KernelExpectation quant_expectation(std::string_view arch) {
 }
 
 // sparse_mla_decode: the split kernel's dynamic LDS (q + key tile + p + stats + indices) over both layouts, head
-// counts, top-k sizes and every head-group / key-tile choice; the combine kernel uses none. Workgroup size 0: each
-// object's own (256 split, 128 combine).
-KernelExpectation smla_expectation(std::string_view arch) {
+// counts, top-k sizes and every head-group / key-tile choice; for the combine kernel (launched with 0 dynamic
+// bytes) the plan's lds_combine_bytes over the same sweep. Workgroup size 0: each object's own (256 split, 128
+// combine).
+KernelExpectation smla_sweep(std::string_view arch, bool combine) {
   namespace sm = dsv4::kernels::smla;
   const port::ArchProfile& prof = plan_profile(arch);
   KernelExpectation e;
@@ -144,12 +145,14 @@ KernelExpectation smla_expectation(std::string_view arch) {
             const sm::SmlaPlan p = sm::make_plan(s, prof, o);
             if (!p.ok) continue;
             ++admitted;
-            e.dynamic_lds = std::max(e.dynamic_lds, p.lds_split_bytes);
+            e.dynamic_lds = std::max(e.dynamic_lds, combine ? p.lds_combine_bytes : p.lds_split_bytes);
           }
-  e.source = "sparse_mla_decode plan sweep (" + std::string(prof.name) + " profile), " + std::to_string(admitted) +
-             " admitted plans";
+  e.source = std::string(combine ? "sparse_mla_decode combine" : "sparse_mla_decode split") + " plan sweep (" +
+             std::string(prof.name) + " profile), " + std::to_string(admitted) + " admitted plans";
   return e;
 }
+KernelExpectation smla_expectation(std::string_view arch) { return smla_sweep(arch, false); }
+KernelExpectation smla_combine_expectation(std::string_view arch) { return smla_sweep(arch, true); }
 
 // sparse_mla_prefill: the dynamic LDS (q stage + kv tile + scores + row indices + stats) over both d_qk, head
 // counts and top-k sizes, with the plan's own tile choice and every forced tile; workgroup 256.
@@ -220,7 +223,7 @@ KernelExpectation indexer_expectation(std::string_view arch) {
 }
 
 struct Family {
-  std::string_view name_contains;  // in the demangled kernel name
+  std::string_view name_contains;  // in the demangled kernel name; the first matching entry applies
   KernelExpectation (*expectation)(std::string_view arch);
 };
 constexpr Family kFamilies[] = {
@@ -230,6 +233,7 @@ constexpr Family kFamilies[] = {
     {"dsv4::kernels::merge::", merge_expectation},
     {"dsv4::kernels::block_quant::", plans::block_quant_expectation},  // before quant:: (not a substring of it)
     {"dsv4::kernels::quant::", quant_expectation},
+    {"dsv4::kernels::smla::(anonymous namespace)::smla_combine_kernel", smla_combine_expectation},  // before smla::
     {"dsv4::kernels::smla::", smla_expectation},
     {"dsv4::kernels::inv_rope::", plans::inv_rope_expectation},
     {"dsv4::kernels::dequant::", plans::dequant_expectation},
