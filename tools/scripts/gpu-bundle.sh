@@ -44,7 +44,7 @@ for exe in "$dest"/*; do
   [ -x "$exe" ] && [ -f "$exe" ] || continue
   ldd "$exe" 2>/dev/null | awk '/=> \// {print $3}' | while read -r lib; do
     case "$(basename "$lib")" in
-      libfmt*|libgomp*|libboost*|libcudart*) cp -n "$lib" "$dest/lib/" ;;
+      libfmt*|libgomp*|libboost*|libcudart*|libstb*) cp -n "$lib" "$dest/lib/" ;;
     esac
   done
 done

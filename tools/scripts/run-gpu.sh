@@ -17,6 +17,12 @@ part() { grep -qw "$1" <<<"${PARTS:-tests check bench}"; }
 failed=0
 summary="$logs/summary.txt"
 : >"$summary"
+# With $OUT (the device tool), the logs are re-packed after every program, so a run cut short keeps what finished.
+pack() {
+  [ -n "${OUT:-}" ] || return 0
+  tar czf "$OUT/gpu-logs.tgz" -C "$(dirname "$logs")" "$(basename "$logs")"
+  cp "$summary" "$OUT/summary.txt"
+}
 for exe in "$here"/test_*; do
   name=$(basename "$exe")
   part tests && wanted "$name" || continue
@@ -26,11 +32,13 @@ for exe in "$here"/test_*; do
   line="$name rc=$rc $(grep -E '^\[  (PASSED|FAILED|SKIPPED) ' "$logs/$name.log" | tr '\n' ' ') ($(( $(date +%s) - start )) s)"
   echo "$line" | tee -a "$summary"
   [ $rc -eq 0 ] || { failed=1; grep -E 'Failure|FAILED|repro' "$logs/$name.log" | head -20; }
+  pack
 done
 if part check && wanted dsv4check; then
   "$here/dsv4check" check >"$logs/check.log" 2>&1
   echo "dsv4check check rc=$?" | tee -a "$summary"
   cat "$logs/check.log"
+  pack
 fi
 for exe in "$here"/bench_*; do
   name=$(basename "$exe")
@@ -41,9 +49,7 @@ for exe in "$here"/bench_*; do
     *) timeout 300 "$exe" >"$logs/$name.log" 2>&1 ;;
   esac
   echo "$name rc=$?" | tee -a "$summary"
+  pack
 done
-if [ -n "${OUT:-}" ]; then
-  tar czf "$OUT/gpu-logs.tgz" -C "$(dirname "$logs")" "$(basename "$logs")"
-  cp "$summary" "$OUT/summary.txt"
-fi
+pack
 exit $failed
