@@ -33,7 +33,7 @@ Json run_einsum(const OpCase& c, Outputs& outs, const RunOptions& o) {
   s.has_c = c.has("c");
   BsGemmOptions opt;
   opt.variant = variant_of(kOp, o);
-  const port::ArchProfile& arch = arch_of(kOp, o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const einsum::EinsumPlan plan = einsum::make_einsum_plan(s, arch, opt);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);

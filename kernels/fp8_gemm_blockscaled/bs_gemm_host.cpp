@@ -70,18 +70,6 @@ ScaleKind scale_kind_of(const std::string& op, const std::string& arg, const Ten
   throw InputError(op + ": argument '" + arg + "' must be F32, F8_E8M0 or I32 (packed UE8M0)");
 }
 
-const port::ArchProfile& arch_of(const std::string& op, const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(op + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
-
 BsVariant variant_of(const std::string& op, const RunOptions& o) {
   BsVariant v{};
   if (!parse_variant(o.variant, v))

@@ -3,6 +3,7 @@
 // the output round trip (the caller's poisoned codes go to the device first, so unwritten elements stay poisoned),
 // the operand kinds, the arch profile of RunOptions and the plan as JSON (with the tile map).
 #pragma once
+#include "kernels/runner_support.hpp"
 #include <string>
 #include <vector>
 
@@ -32,8 +33,6 @@ void download(const DeviceOutput& dev, Tensor& d);
 Fp8 fp8_of(const std::string& op, const std::string& arg, const Tensor& t);
 ScaleKind scale_kind_of(const std::string& op, const std::string& arg, const Tensor& sf);
 
-const port::ArchProfile& arch_of(const std::string& op, const RunOptions& o);
-int effective_wave_size(const port::ArchProfile& arch);
 BsVariant variant_of(const std::string& op, const RunOptions& o);
 
 // Plan JSON (kernel-registry convention). row_tile / row_name: the tile map's row axis over d's 2-D view.

@@ -32,7 +32,7 @@ Json run_bs_gemm(const OpCase& c, Outputs& outs, const RunOptions& o) {
   s.out = d.dtype() == DType::F32 ? OutType::f32 : OutType::bf16;
   BsGemmOptions opt;
   opt.variant = variant_of(kOp, o);
-  const port::ArchProfile& arch = arch_of(kOp, o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const BsGemmPlan plan = make_plan(s, arch, opt);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);

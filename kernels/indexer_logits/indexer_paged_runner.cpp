@@ -54,7 +54,7 @@ Json run_paged(const OpCase& c, Outputs& outs, const RunOptions& o) {
   IndexerVariant v;
   if (!parse_variant(o.variant, v))
     throw InputError(fmt::format("{}: unknown variant '{}' (default, mask_broadcast_heads)", kOp, o.variant));
-  const port::ArchProfile& arch = arch_of(o, kOp);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   const PagedPlan plan = make_paged_plan(s, arch, v);
   if (!plan.ok) throw CannotImplement(fmt::format("{} kernel cannot implement this case: {}", kOp, plan.reason));
 

@@ -58,7 +58,7 @@ Json run_indexer(const OpCase& c, Outputs& outs, const RunOptions& o) {
   IndexerVariant v;
   if (!parse_variant(o.variant, v))
     throw InputError(fmt::format("{}: unknown variant '{}' (default, ke_off_by_one)", kOp, o.variant));
-  const port::ArchProfile& arch = arch_of(o, kOp);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   const IndexerPlan plan = make_indexer_plan(s, arch, v);
   if (!plan.ok) throw CannotImplement(fmt::format("{} kernel cannot implement this case: {}", kOp, plan.reason));
   Tensor& out = outs.at("logits");

@@ -12,18 +12,6 @@ namespace {
 constexpr std::uint32_t kPadWord = 0xA5A5A5A5u;
 }
 
-const port::ArchProfile& arch_of(const RunOptions& o, const char* op) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(op) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
-
 std::vector<std::uint8_t> packed_bytes(const Tensor& t) {
   const std::size_t eb = t.element_bytes();
   std::vector<std::uint8_t> buf(static_cast<std::size_t>(t.numel()) * eb);

@@ -2,6 +2,7 @@
 // logical elements into a contiguous host/device buffer, and the padded logits buffer (caller's poisoned codes at
 // the logical positions, 0xA5 bytes in the row padding) with its copy back and the padding check.
 #pragma once
+#include "kernels/runner_support.hpp"
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -12,9 +13,7 @@
 
 namespace dsv4::kernels::indexer {
 
-const port::ArchProfile& arch_of(const RunOptions& o, const char* op);
 // The wave size launches run with: the sim's override when set, else the profile's.
-int effective_wave_size(const port::ArchProfile& arch);
 
 // Logical elements in row-major order as raw codes of the tensor's own element size.
 std::vector<std::uint8_t> packed_bytes(const Tensor& t);

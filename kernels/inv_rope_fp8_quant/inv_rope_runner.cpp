@@ -9,6 +9,7 @@
 
 #include "kernels/inv_rope_fp8_quant/inv_rope_fp8_quant.hpp"
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/port/sim.hpp"
 
 namespace dsv4::kernels {
@@ -17,18 +18,6 @@ namespace {
 
 using namespace inv_rope;
 constexpr const char* kOp = "inv_rope_fp8_quant";
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
 
 Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const Tensor& ot = c.in("o");
@@ -64,7 +53,7 @@ Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const auto v = parse_inv_rope_variant(o.variant);
   if (!v) throw InputError(std::string(kOp) + ": unknown variant '" + o.variant + "' (default, forward_rotation)");
   opt.variant = *v;
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const InvRopePlan plan = make_inv_rope_plan(shape, arch, opt);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);

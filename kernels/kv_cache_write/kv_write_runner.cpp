@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/kv_cache_write/kv_cache_write.hpp"
 #include "kernels/port/sim.hpp"
 
@@ -22,18 +23,6 @@ namespace {
 
 using namespace kvw;
 constexpr const char* kOp = "kv_cache_write";
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
 
 Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const Tensor& kv = c.in("kv");
@@ -62,7 +51,7 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const auto v = parse_kv_write_variant(o.variant);
   if (!v) throw InputError("kv_cache_write: unknown variant '" + o.variant + "' (default, python_negative_slot)");
   opt.variant = *v;
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const KvWritePlan plan = make_kv_write_plan(shape, arch, opt);
   if (!plan.ok) throw CannotImplement("kv_cache_write kernel cannot implement this case: " + plan.reason);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/merge_attn_states/merge_attn_states.hpp"
 #include <cstring>
 
@@ -18,13 +19,6 @@ namespace {
 using namespace merge;
 
 constexpr const char* kOp = "merge_attn_states";
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
 
 // Raw element codes of a [T, H, D] tensor at t*H*hs + h*hs + d; padding gets `pad_code`.
 std::vector<std::uint8_t> pack_input(const Tensor& x, std::int64_t hs, std::uint64_t pad_code) {
@@ -94,7 +88,7 @@ Json run_merge(const OpCase& c, Outputs& outs, const RunOptions& o) {
   Tensor& out = outs.at("output");
   Tensor* out_lse = outs.count("output_lse") ? &outs.at("output_lse") : nullptr;
   opt.output_lse = out_lse != nullptr;
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   const MergePlan plan = make_merge_plan(s, arch, opt);
   if (!plan.ok) throw kernels::CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 

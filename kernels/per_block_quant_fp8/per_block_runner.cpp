@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/per_block_quant_fp8/per_block_quant_fp8.hpp"
 #include "kernels/port/sim.hpp"
 
@@ -17,18 +18,6 @@ namespace {
 
 using namespace block_quant;
 constexpr const char* kOp = "per_block_quant_fp8";
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
 
 Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const Tensor& w = c.in("w");
@@ -53,7 +42,7 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const auto v = parse_block_quant_variant(o.variant);
   if (!v) throw InputError(std::string(kOp) + ": unknown variant '" + o.variant + "' (default, wave64_lds_reduction)");
   opt.variant = *v;
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const BlockQuantPlan plan = make_block_quant_plan(shape, arch, opt);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/port/sim.hpp"
 #include "kernels/quant_fp8/quant_fp8.hpp"
 
@@ -16,18 +17,6 @@ namespace dsv4::kernels {
 namespace {
 
 using namespace quant;
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError("per_token_group_quant_fp8: unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
 
 Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const Tensor& x = c.in("x");
@@ -52,7 +41,7 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const auto v = parse_quant_variant(o.variant);
   if (!v) throw InputError("per_token_group_quant_fp8: unknown variant '" + o.variant + "' (default, wave32_reduction)");
   opt.variant = *v;
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch("per_token_group_quant_fp8", o);
   opt.wave_size = effective_wave_size(arch);
   const QuantPlan plan = make_quant_plan(shape, arch, opt);
   if (!plan.ok) throw kernels::CannotImplement("per_token_group_quant_fp8 kernel cannot implement this case: " + plan.reason);

@@ -9,6 +9,7 @@
 #include <cstring>
 #include <vector>
 
+#include "kernels/runner_support.hpp"
 #include "kernels/sparse_mla_decode/sparse_mla_decode.hpp"
 #include "reference/ops/common/kv_cache_layout.hpp"
 
@@ -17,13 +18,6 @@ namespace dsv4::kernels::smla {
 namespace {
 
 constexpr const char* kOp = "sparse_mla_decode";
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
 
 std::string attr_str(const OpCase& c, const char* name, const char* dflt) {
   if (!c.attrs.contains(name) || c.attrs.at(name).is_null()) return dflt;
@@ -116,7 +110,7 @@ Json run_sparse_mla_decode_case(const OpCase& c, Outputs& outs, const RunOptions
     s.extra_cache = ext.shape;
     s.has_extra_topk_length = c.has("extra_topk_length");
   }
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   const SmlaPlan plan = make_plan(s, arch, tuning);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/port/sim.hpp"
 #include "kernels/topk/topk_kernel.hpp"
 
@@ -16,18 +17,6 @@ namespace {
 
 using namespace topk;
 constexpr const char* kOp = "topk";
-
-const port::ArchProfile& arch_of(const RunOptions& o) {
-  if (o.arch.empty()) return port::device_profile();
-  const auto a = port::parse_arch(o.arch);
-  if (!a) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-  return port::profile(*a);
-}
-
-int effective_wave_size(const port::ArchProfile& arch) {
-  if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
-  return arch.wave_size;
-}
 
 std::vector<int> to_i32(const Tensor& t) {
   std::vector<int> v(static_cast<std::size_t>(t.numel()));
@@ -49,7 +38,7 @@ Json run_topk(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const auto v = parse_topk_variant(o.variant);
   if (!v) throw InputError("topk: unknown variant '" + o.variant + "' (default, raw_bits_key, neg_inf_valid)");
   opt.variant = *v;
-  const port::ArchProfile& arch = arch_of(o);
+  const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const TopkPlan plan = make_topk_plan(shape, arch, opt);
   if (!plan.ok) throw CannotImplement("topk kernel cannot implement this case: " + plan.reason);

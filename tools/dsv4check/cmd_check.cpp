@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/port/arch.hpp"
 #include "tools/dsv4check/check_kernels.hpp"
 #include "tools/dsv4check/check_table.hpp"
 #include "tools/dsv4check/command.hpp"
@@ -26,6 +27,8 @@ struct Row {
 };
 
 int run_check(const std::string& only, const KernelCheckOptions& ko) {
+  if (!ko.arch.empty() && !port::parse_arch(ko.arch))
+    throw UsageError("--arch '" + ko.arch + "' is not an arch profile (gfx942, gfx950, sm_90)");
   std::vector<Row> rows;
   bool matched = false;
   std::vector<SelfCheck> all = self_checks();
