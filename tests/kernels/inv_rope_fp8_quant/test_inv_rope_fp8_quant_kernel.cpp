@@ -220,12 +220,7 @@ TEST_F(InvRopeKernel, RandomScheduleOnSimGivesTheSameExactResult) {
   if (!port::sim::sim_active()) GTEST_SKIP() << "scheduler seeds exist on sim only";
   auto rng = dsv4::test::rng_for_current_test();
   for (int w : {64, 32}) {
-    port::sim::Options o;
-    o.wave_size = w;
-    o.schedule = port::sim::Schedule::random;
-    o.preempt_global = true;
-    o.seed = 3;
-    port::sim::set_options(o);
+    use_random_schedule(w, 3);
     const OpCase c = with_attrs(generate(kOp, Json{{"T", 5}, {"H", 4}, {"n_groups", 2}, {"max_pos", 32}}, rng),
                                 {{"scale_layout", "packed_ue8m0"}});
     expect_pass(run_and_judge(kOp, c), "random schedule wave " + std::to_string(w));

@@ -193,12 +193,7 @@ TEST_F(KvWriteKernel, RandomScheduleOnSimGivesTheSameExactResult) {
   auto rng = dsv4::test::rng_for_current_test();
   for (int w : {64, 32})
     for (std::uint64_t seed : {1u, 2u}) {
-      port::sim::Options o;
-      o.wave_size = w;
-      o.schedule = port::sim::Schedule::random;
-      o.preempt_global = true;
-      o.seed = seed;
-      port::sim::set_options(o);
+      use_random_schedule(w, seed);
       OpCase c = generate(kOp, Json{{"n_tokens", 10}, {"d_qk", 576}, {"block_size", 4}, {"num_blocks", 3}}, rng);
       expect_pass(run_and_judge(kOp, c), "random schedule wave " + std::to_string(w) + " seed " + std::to_string(seed));
     }

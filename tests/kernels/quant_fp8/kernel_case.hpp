@@ -97,6 +97,15 @@ class KernelTest : public ::testing::Test {
     o.wave_size = w;
     port::sim::set_options(o);
   }
+  // Sim only: wave size w under a seeded random schedule that also preempts at global loads/stores.
+  static void use_random_schedule(int w, std::uint64_t seed) {
+    port::sim::Options o;
+    o.wave_size = w;
+    o.schedule = port::sim::Schedule::random;
+    o.preempt_global = true;
+    o.seed = seed;
+    port::sim::set_options(o);
+  }
 };
 
 }  // namespace dsv4::test::kern

@@ -194,12 +194,7 @@ TEST_F(QuantKernel, RandomScheduleOnSimGivesTheSameExactResult) {
   auto rng = dsv4::test::rng_for_current_test();
   for (int w : {64, 32})
     for (std::uint64_t seed : {1u, 2u}) {
-      port::sim::Options o;
-      o.wave_size = w;
-      o.schedule = port::sim::Schedule::random;
-      o.preempt_global = true;
-      o.seed = seed;
-      port::sim::set_options(o);
+      use_random_schedule(w, seed);
       OpCase c = generate(kOp, Json{{"M", 5}, {"K", 384}, {"dtype", "bf16"}}, rng);
       c.attrs = {{"scale_layout", "packed_ue8m0"}, {"scale_recipe", "v3-triton"}};
       expect_pass(run_and_judge(kOp, c), "random schedule wave " + std::to_string(w) + " seed " + std::to_string(seed));

@@ -161,12 +161,7 @@ TEST_F(TopkKernel, RandomScheduleOnSimGivesValidSets) {
   auto rng = dsv4::test::rng_for_current_test();
   for (int w : {64, 32})
     for (std::uint64_t seed : {1u, 2u}) {
-      port::sim::Options o;
-      o.wave_size = w;
-      o.schedule = port::sim::Schedule::random;
-      o.preempt_global = true;
-      o.seed = seed;
-      port::sim::set_options(o);
+      use_random_schedule(w, seed);
       OpCase c = generate(kOp, Json{{"R", 3}, {"C", 500}, {"topk", 64}}, rng);
       c.attrs["index_base"] = "row_relative";
       c.attrs["masked"] = "minus1";
