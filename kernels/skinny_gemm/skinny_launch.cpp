@@ -20,9 +20,14 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.k_groups = plan.k_groups;
   a.rows_per_n_tile = plan.rows_per_n_tile;
   a.readback_batch_shards = plan.readback_batch_shards;
+  a.readback_pass_outputs = plan.readback_pass_outputs;
   a.mma = plan.mma;
   a.mma_warps_m = plan.mma_warps_m;
+  a.mma_warps_n = plan.mma_warps_n;
+  a.mma_m_tiles = plan.mma_m_tiles;
   a.mma_n_blocks = plan.mma_n_blocks;
+  a.mma_stages = plan.mma_stages;
+  a.mma_panels = plan.mma_panels;
   a.counter_offset = plan.counter_offset;
   a.partial_offset = plan.workspace_need_bytes - plan.partial_bytes;
   a.partial_bytes = plan.partial_bytes;

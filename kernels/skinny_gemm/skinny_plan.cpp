@@ -47,6 +47,43 @@ std::size_t main_footprint(int rows, int tile_m, int chunk) {
   return static_cast<std::size_t>(rows + tile_m) * static_cast<std::size_t>(chunk + kRowPad) * 2;
 }
 
+// MMA path: LDS of the main-loop ring and of the k-group reduction with `wm` warps along M.
+std::size_t mma_stage_bytes(const SkinnyPlan& p, int wm) {
+  const int kg = kBlockThreads / 32 / (wm * p.mma_warps_n);
+  const int rows = 16 * p.mma_m_tiles * wm + 8 * p.mma_n_blocks * p.mma_warps_n;
+  return static_cast<std::size_t>(p.mma_stages) * std::max(2, kg) * rows * kMmaPanelK * 2;
+}
+std::size_t mma_kreduce_bytes(const SkinnyPlan& p, int wm) {
+  const int kg = kBlockThreads / 32 / (wm * p.mma_warps_n);
+  return kg > 1 ? static_cast<std::size_t>(kg) * p.n_p2 * 16 * p.mma_m_tiles * wm * 4 : 0;
+}
+std::size_t mma_lds_need(const SkinnyPlan& p, int wm) { return std::max(mma_stage_bytes(p, wm), mma_kreduce_bytes(p, wm)); }
+
+// MMA path: chunks per shard minimising a model of the busiest SM's bytes (workgroups are spread evenly over the
+// SMs; each streams its b rows, a at a quarter weight for L2 hits), plus the split-K partials written and read
+// back, the last arriver's serial readback and a fixed cost per workgroup, within the workspace limit.
+int mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
+  const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
+  const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
+  double best_cost = 0;
+  int best = static_cast<int>(chunks);
+  for (std::int64_t cps = chunks; cps >= 1; --cps) {
+    const std::int64_t shards = ceil_div(chunks, cps);
+    if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
+    if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * outs * 4) > kMaxWorkspaceBytes) break;
+    const std::int64_t per_sm = ceil_div(p.tiles_m * shards, sms);
+    const double main = static_cast<double>(per_sm * cps) * p.k_chunk * (p.tile_m + np / 4.0) * 2;
+    const double partial = static_cast<double>(shards * p.tiles_m * outs) * 8 / sms;
+    const double tail = shards > 1 ? static_cast<double>(shards * outs) : 0.0;
+    const double cost = main + partial + tail + static_cast<double>(per_sm) * 16384;
+    if (cps == chunks || cost < best_cost) {
+      best_cost = cost;
+      best = static_cast<int>(cps);
+    }
+  }
+  return best;
+}
+
 SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
   p.ok = false;
   p.reason = why;
@@ -79,16 +116,24 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   std::int64_t target = static_cast<std::int64_t>(arch.compute_units) * blocks_per_cu(arch);
   p.mma = arch.arch == port::Arch::sm_90;
   if (p.mma) {
-    // Tensor-core path: 8 warps = mma_warps_m (16 rows each) x k_groups. The most warps along M that keep
-    // n_p2 * tile_m <= 4096 (<= 16 readback outputs per thread), fewer when that leaves the machine without a
-    // full wave of (M-tile, 512-chunk) workgroups.
-    p.mma_n_blocks = std::min(p.n_p2 / 8, next_pow2(ceil_div(s.n, 8)));
-    target = static_cast<std::int64_t>(arch.compute_units) * mma_blocks_per_sm(p.mma_n_blocks);
-    int wm = std::min(kMmaMaxWarpsM, 4096 / (16 * p.n_p2));
-    while (wm > 1 && ceil_div(s.m, 16 * wm) * ceil_div(s.k, kMmaBaseChunk) < target) wm /= 2;
+    // Tensor-core path: the warp tile by N class; warps along M start at 4 and halve (more K-groups, more K
+    // panels per stage) while the machine lacks a wave of (M-tile, 512-chunk) workgroups and the LDS still fits.
+    const int nbt = next_pow2(ceil_div(s.n, 8));
+    const MmaWarpTile wt = mma_warp_tile(nbt);
+    p.mma_m_tiles = wt.m_tiles;
+    p.mma_n_blocks = wt.n_blocks;
+    p.mma_warps_n = wt.warps_n;
+    p.mma_stages = wt.stages;
+    target = static_cast<std::int64_t>(arch.compute_units) * kMmaBlocksPerSm;
+    const int warps = kBlockThreads / 32;
+    int wm = std::min(4, warps / wt.warps_n);
+    while (wm > 1 && ceil_div(s.m, 16 * wt.m_tiles * wm) * ceil_div(s.k, kMmaBaseChunk) < target &&
+           mma_lds_need(p, wm / 2) <= kMmaLdsBudget)
+      wm /= 2;
     p.mma_warps_m = wm;
-    p.tile_m = 16 * wm;
-    p.k_groups = kBlockThreads / 32 / wm;
+    p.tile_m = 16 * wt.m_tiles * wm;
+    p.k_groups = warps / (wm * wt.warps_n);
+    p.mma_panels = std::max(2, p.k_groups);
   } else {
     p.tile_m = is_amd(arch.arch) ? 64 / p.grps_shr_b : std::min(64, 4096 / p.n_p2);
     const int slots = p.n_p2 * p.tile_m / (kMicroRows * kMicroCols);
@@ -123,7 +168,9 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   // Shards: one chunk per shard (1KPASS) while the grid fits the machine; otherwise several chunks per
   // shard so that the grid is about one full wave of workgroups.
   const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
-  if (p.tiles_m * chunks <= target) {
+  if (p.mma) {
+    p.chunks_per_shard = mma_chunks_per_shard(p, chunks, arch.compute_units);
+  } else if (p.tiles_m * chunks <= target) {
     p.chunks_per_shard = 1;
   } else {
     const std::int64_t want_shards = std::max<std::int64_t>(1, target / p.tiles_m);
@@ -134,13 +181,22 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   p.grid = p.tiles_m * p.k_rnd;
 
   // LDS phases. All share one allocation; barriers separate them.
-  p.lds_main = p.mma ? 0 : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
+  p.lds_main = p.mma ? mma_stage_bytes(p, p.mma_warps_m) : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
   p.lds_kreduce = p.k_groups > 1 ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4 : 0;
-  const std::size_t shard_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
+  // Readback passes: the whole tile at once on the FMA path; on the MMA path N-tiles of at most 4096 outputs.
+  if (p.mma) {
+    p.readback_pass_outputs = std::min(p.n_p2 * p.tile_m, kReadbackPassOutputs);
+    p.rows_per_n_tile = p.readback_pass_outputs / p.tile_m;
+    p.n_tiles = p.n_p2 / p.rows_per_n_tile;
+  } else {
+    p.readback_pass_outputs = p.n_p2 * p.tile_m;
+  }
+  const std::size_t slab_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
+  const std::size_t shard_bytes = static_cast<std::size_t>(p.readback_pass_outputs) * 4;  // staged per shard
   if (is_amd(arch.arch))
     p.lds_alloc_bytes = arch.lds_bytes_per_block;
   else if (p.mma)  // room to read back up to kMmaReadbackLds bytes of shards per batch
-    p.lds_alloc_bytes = std::max({p.lds_kreduce, shard_bytes,
+    p.lds_alloc_bytes = std::max({p.lds_main, p.lds_kreduce, shard_bytes,
                                   std::min(static_cast<std::size_t>(p.k_rnd) * shard_bytes, kMmaReadbackLds)});
   else
     p.lds_alloc_bytes = std::max({p.lds_main, p.lds_kreduce, shard_bytes});
@@ -162,10 +218,10 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   if (p.counter_bytes > kCounterRegionBytes)
     return refuse(p, std::to_string(p.tiles_m) + " M-tiles need " + std::to_string(p.counter_bytes) +
                          " B of counters > the counter region of " + std::to_string(kCounterRegionBytes) + " B");
-  p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * p.tiles_m * shard_bytes;
+  p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * p.tiles_m * slab_bytes;
   p.workspace_need_bytes = slabs_at + p.partial_bytes;
   if (opt.variant == SkinnyVariant::optimistic_workspace_predicate)
-    p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * p.tiles_m * shard_bytes;
+    p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * p.tiles_m * slab_bytes;
   else
     p.workspace_bytes = p.workspace_need_bytes;
 
@@ -206,10 +262,12 @@ std::string SkinnyPlan::describe() const {
   o << "skinny_gemm[" << variant_name(options.variant) << "] " << port::profile(arch).name << " N=" << shape.n
     << " M=" << shape.m << " K=" << shape.k << " lda=" << shape.row_stride_a() << " " << elem_name(shape.dtype)
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
-  if (mma) o << " mma=m16n8k16 warps_m=" << mma_warps_m << " n_blocks=" << mma_n_blocks;
+  if (mma)
+    o << " mma=m16n8k16 warp_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks << " warps=" << mma_warps_m << "x"
+      << mma_warps_n << " stages=" << mma_stages << "x" << mma_panels << "x" << kMmaPanelK;
   o
     << " CHUNKK=" << chunkk << " k_chunk=" << k_chunk << " chunks/shard=" << chunks_per_shard
-    << " k_rnd=" << k_rnd << " grid=" << grid << "x" << block << " LDS main/kred/readback/alloc=" << lds_main << "/"
+    << " k_rnd=" << k_rnd << " readback_pass=" << readback_pass_outputs << " grid=" << grid << "x" << block << " LDS main/kred/readback/alloc=" << lds_main << "/"
     << lds_kreduce << "/" << lds_readback << "/" << lds_alloc_bytes << " batch=" << readback_batch_shards
     << "x" << readback_batches << " workspace=" << workspace_bytes << " (need " << workspace_need_bytes << ")";
   if (!ok && !reason.empty()) o << " REFUSED: " << reason;

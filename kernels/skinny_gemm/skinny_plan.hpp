@@ -66,34 +66,26 @@ inline constexpr int kMicroCols = 4;   // per-thread micro-tile columns (rows of
 inline constexpr int kRowPad = 8;      // elements of padding per staged row (16 B: spreads LDS banks)
 inline constexpr int kVec = 8;         // elements per 16-byte vector
 inline constexpr int kChunkkShardCap = 11;
-#ifndef SKINNY_MMA_MAX_WARPS_M
-#define SKINNY_MMA_MAX_WARPS_M 4
-#endif
-inline constexpr int kMmaMaxWarpsM = SKINNY_MMA_MAX_WARPS_M;  // MMA path: most warps (16 rows each) along M
-inline constexpr int kMmaBaseChunk = 512;    // MMA path: K per chunk at CHUNKK = 1 (nothing staged in LDS)
-inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // MMA path: LDS for readback batches
-#ifndef SKINNY_MMA_BLOCKS_PER_SM
-#define SKINNY_MMA_BLOCKS_PER_SM 2
-#endif
-#ifndef SKINNY_MMA_STEP_SMALL_N
-#define SKINNY_MMA_STEP_SMALL_N 4
-#endif
-// MMA path: resident workgroups per SM the kernel is compiled for (its register cap) and the plan's grid targets,
-// by the number of 8-row blocks of a (N <= 16 has few accumulators and can afford more resident warps).
-inline constexpr int kMmaBlocksPerSm = SKINNY_MMA_BLOCKS_PER_SM;
-constexpr int mma_blocks_per_sm(int n_blocks) { return n_blocks <= 2 ? kMmaBlocksPerSm : 2; }
-#ifndef SKINNY_MMA_STEP_N32
-#define SKINNY_MMA_STEP_N32 2
-#endif
-#ifndef SKINNY_MMA_STEP_N64
-#define SKINNY_MMA_STEP_N64 1
-#endif
-// MMA path: 32-element K blocks per pipeline step by the number of 8-row blocks of a (the b vectors in flight are
-// twice that; the register budget of the accumulators and a fragments bounds it). Measured on the H200.
-constexpr int mma_step(int n_blocks) {
-  return n_blocks <= 2 ? SKINNY_MMA_STEP_SMALL_N
-                       : (n_blocks == 4 ? SKINNY_MMA_STEP_N32 : (n_blocks == 8 ? SKINNY_MMA_STEP_N64 : 1));
-}  // CHUNKK=2 only if it yields at most this many shards (#56098)
+// Tensor-core path (sm_90). Each warp computes a tile of mma_m_tiles·16 rows of b by mma_n_blocks·8 rows of a
+// with m16n8k16 MMAs; warps_m x warps_n warps tile the workgroup's output, k_groups = 8 / (warps_m·warps_n)
+// groups of them split each pipeline stage's K panels. Both operands are staged in LDS by asynchronous copies in
+// `stages` ring slots of `panels` panels of 32 K elements (64-byte rows: the 16-byte fragment loads of a warp hit
+// 32 distinct banks). Warp tile by the padded 8-row block count of a (next_pow2(ceil(N/8))), measured on the H200.
+struct MmaWarpTile {
+  int m_tiles, n_blocks, warps_n, stages;
+};
+constexpr MmaWarpTile mma_warp_tile(int n_blocks_total) {
+  return n_blocks_total <= 4 ? MmaWarpTile{1, n_blocks_total, 1, 4}
+                             : MmaWarpTile{2, 8, n_blocks_total / 8, 3};
+}
+constexpr int mma_stages(int n_blocks) { return n_blocks <= 4 ? 4 : 3; }
+inline constexpr int kMmaPanelK = 32;
+inline constexpr int kMmaBlocksPerSm = 2;  // resident workgroups per SM the kernel is compiled for (launch bounds)
+inline constexpr std::size_t kMmaLdsBudget = std::size_t{112} << 10;  // per block, so that two share an SM
+inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
+inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches
+inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass: 16 per thread
+
 
 struct SkinnyPlan {
   // Admission.
@@ -111,11 +103,15 @@ struct SkinnyPlan {
   int rows_per_n_tile = 16;  // min(n_p2, 64): readback staging N-tile
   int n_tiles = 1;        // n_p2 / rows_per_n_tile
   int k_groups = 1;       // threads (FMA path) or warps (MMA path) splitting one chunk's K inside a workgroup
-  // Tensor-core path (sm_90): each warp computes a 16-row slice of the tile against mma_n_blocks 8-row blocks of a
-  // with m16n8k16 MMAs, b streamed straight from global memory into fragments (no main-loop LDS staging).
+  int readback_pass_outputs = 0;  // outputs read back per pass (whole N-tiles; all of n_p2·tile_m on the FMA path)
+  // Tensor-core path (sm_90, see MmaWarpTile): LDS-staged operands, asynchronous-copy pipeline.
   bool mma = false;
-  int mma_warps_m = 0;    // warps along M (tile_m = 16 * mma_warps_m); k_groups = 8 / mma_warps_m
-  int mma_n_blocks = 0;   // 8-row blocks of a each warp computes: next_pow2(ceil(N / 8)) <= n_p2 / 8
+  int mma_warps_m = 0;    // warps along M (tile_m = 16 · mma_m_tiles · mma_warps_m)
+  int mma_warps_n = 0;    // warps along N (8 · mma_n_blocks · mma_warps_n = padded N)
+  int mma_m_tiles = 0;    // 16-row tiles of b per warp
+  int mma_n_blocks = 0;   // 8-row blocks of a per warp
+  int mma_stages = 0;     // pipeline ring slots
+  int mma_panels = 0;     // 32-element K panels per stage (max(2, k_groups))
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
 

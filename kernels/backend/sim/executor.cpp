@@ -225,6 +225,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
     t.state = ThreadState::ready;
     t.fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get()}, [this, &t, b, body](ctx::fiber&& s) {
       t.sched = std::move(s);
+      async_copy_forget(&t.ctx);
       try {
         (*body)();
       } catch (const ctx::detail::forced_unwind&) {
@@ -242,6 +243,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
         add_violation(v);
         fail_launch(*b, "unknown exception in thread " + to_string(t.ctx.thread_idx));
       }
+      async_copy_forget(&t.ctx);
       t.state = ThreadState::done;
       --b->live;
       return std::move(t.sched);
@@ -266,6 +268,7 @@ void Executor::abort_block(BlockExec& b) {
     if (t.fiber) {
       g_current = &t.ctx;
       t.fiber = ctx::fiber();  // unwinds the suspended thread's stack
+      async_copy_forget(&t.ctx);
       g_current = nullptr;
     }
   }

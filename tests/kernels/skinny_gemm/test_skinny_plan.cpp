@@ -62,12 +62,28 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
   RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);  // same layout for every shape (pool slots are shared)
   RC_ASSERT(ka.grid == ka.tiles_m * ka.k_rnd);
-  RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * p.n_p2 * p.tile_m * 4 <= ka.lds_bytes);
-  // Kernel structural invariants: whole micro-tiles and k-groups, owned outputs per thread <= 16.
+  RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * ka.readback_pass_outputs * 4 <= ka.lds_bytes);
+  // Kernel structural invariants: whole micro-tiles and k-groups; readback passes of whole N-tiles with at most
+  // 16 owned outputs per thread.
   RC_ASSERT(p.n_p2 * p.tile_m % (256 * 1) == 0);
-  RC_ASSERT(p.n_p2 * p.tile_m / 256 <= 16);
+  RC_ASSERT(p.readback_pass_outputs % 256 == 0);
+  RC_ASSERT(p.readback_pass_outputs / 256 <= 16);
+  RC_ASSERT(p.n_p2 * p.tile_m % p.readback_pass_outputs == 0);
+  RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
   RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
+  if (p.mma) {
+    // Tensor-core path: 8 warps tile the output and split the panels; each stage's K divides the chunk; the ring
+    // and reduction fit the two-blocks-per-SM budget; per-warp branches stay uniform over 64-lane warp pairs.
+    RC_ASSERT(p.mma_warps_m * p.mma_warps_n * p.k_groups == 8);
+    RC_ASSERT(p.tile_m == 16 * p.mma_m_tiles * p.mma_warps_m);
+    RC_ASSERT(8 * p.mma_n_blocks * p.mma_warps_n >= s.n);
+    RC_ASSERT(8 * p.mma_n_blocks * p.mma_warps_n <= p.n_p2);
+    RC_ASSERT(p.mma_panels % p.k_groups == 0);
+    RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kMmaPanelK) == 0);
+    RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::kMmaLdsBudget);
+    if (p.mma_warps_n > 1) RC_ASSERT(p.mma_warps_m >= 2);
+  }
   RC_ASSERT(p.n_p2 >= s.n);
   RC_ASSERT(p.m_padded >= s.m);
 }

@@ -1,0 +1,133 @@
+// Device code shared by the skinny GEMM's two main loops (skinny_gemm.kernel.cpp: portable FMA; skinny_gemm_mma
+// .kernel.cpp: sm_90 tensor cores): the kernel parameters, element conversions, and phases 3-4 of the split-K
+// protocol (release, count, last-arriver readback through LDS in fixed shard order, epilogue). Include from kernel
+// TUs only, after kernels/port/hip_port.hpp and kernels/port/async_copy.hpp.
+// Invariant: the workgroup's fp32 partial tile is in its slab (output o = n * tile_m + m_local, all n < n_p2) before
+// finish_tile is called; every thread of the workgroup calls it.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/skinny_gemm/skinny_plan.hpp"
+
+#if defined(DSV4_BACKEND_SIM)
+#define SKINNY_UNROLL
+#else
+#define SKINNY_UNROLL _Pragma("unroll")
+#endif
+
+namespace dsv4::kernels::skinny::detail {
+
+struct KParams {
+  const std::uint16_t* a;
+  const std::uint16_t* b;
+  const std::uint16_t* bias;
+  std::uint16_t* out;
+  int* counters;
+  float* partials;
+  int n, m, k, lda;
+  int bias_kind;  // 0 none, 1 [M] or [1,M], 2 [N,M]
+  int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, rows_per_n_tile, batch_shards;
+  int pass_outs;   // readback: outputs per pass (whole N-tiles, <= 16 per thread)
+  int warps_m;     // MMA path: warps along M
+  int warps_n;     // MMA path: warps along N
+  int panels;      // MMA path: 32-element K panels per pipeline stage
+  int lds_floats;  // readback staging array length (the whole allocation)
+};
+using KernelFn = void (*)(KParams);
+
+// The tensor-core kernel for a plan's warp tile (skinny_gemm_mma.kernel.cpp; not built for hip).
+KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
+
+template <bool F16>
+__device__ __forceinline__ float to_f32(std::uint32_t h) {
+  if constexpr (F16) return f16_to_f32(h);
+  else return bf16_to_f32(h);
+}
+template <bool F16>
+__device__ __forceinline__ std::uint16_t from_f32(float f) {
+  if constexpr (F16) return f32_to_f16(f);
+  else return f32_to_bf16(f);
+}
+
+constexpr int kMaxOwned = 16;  // outputs per thread per readback pass: pass_outs / 256 <= 16
+
+// Phases 3 and 4: release, count, and the last arriver reads every shard back in fixed order, adds the bias and
+// stores the tile. The readback runs in passes of pass_outs outputs (whole N-tiles of rows_per_n_tile rows); each
+// pass stages batch_shards shards at a time through LDS with asynchronous copies.
+template <bool F16>
+__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int tid) {
+  const int TM = p.tile_m;
+  const int outs = p.n_p2 * TM;
+  const std::int64_t m0 = static_cast<std::int64_t>(tile) * TM;
+  // ---- 3. release, count, last arriver acquires ----
+  __threadfence();  // release: this thread's partials are visible device-wide before the count
+  __syncthreads();
+  auto flag = port::lds_carve<int>(smem, 0, 1, "last_arriver_flag");
+  if (tid == 0) {
+    const int old = atomicAdd(p.counters + tile, 1);
+    const int last = (old == p.k_rnd - 1) ? 1 : 0;
+    if (last) atomicExch(p.counters + tile, 0);  // restore the zero invariant for the next launch
+    flag[0] = last;
+  }
+  __syncthreads();
+  const int last = flag[0];
+  __syncthreads();  // everyone has read the flag before the readback reuses LDS
+  if (!last) return;
+  __threadfence();  // acquire: every other shard's partials are visible from here on
+
+  // ---- readback in passes and batches through LDS, fixed shard order ----
+  auto stg = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.lds_floats), "readback_stage");
+  const int RT = p.rows_per_n_tile;
+  const int per = p.pass_outs / kBlockThreads;  // outputs owned per thread per pass
+  const int v4_per_pass = p.pass_outs / 4;
+  for (int o0 = 0; o0 < outs; o0 += p.pass_outs) {
+    const int nt0 = o0 / (RT * TM);  // first N-tile of the pass
+    float sum[kMaxOwned];
+SKINNY_UNROLL
+    for (int j = 0; j < kMaxOwned; ++j) sum[j] = 0.f;
+    for (int b0 = 0; b0 < p.k_rnd; b0 += p.batch_shards) {
+      const int bs = (p.k_rnd - b0 < p.batch_shards) ? p.k_rnd - b0 : p.batch_shards;
+      // Staging layout (floats): ((nt_in_pass * batch_shards + ks_local) * RT + n_local) * TM + m_local.
+      for (int v = tid; v < bs * v4_per_pass; v += kBlockThreads) {
+        const int ksl = v / v4_per_pass;
+        const int o = o0 + (v % v4_per_pass) * 4;
+        const int n = o / TM, ml = o % TM;
+        const std::ptrdiff_t dst =
+            (static_cast<std::ptrdiff_t>(n / RT - nt0) * p.batch_shards + ksl) * RT * TM + (n % RT) * TM + ml;
+        const float* src = p.partials + (static_cast<std::int64_t>(b0 + ksl) * p.tiles_m + tile) * outs + o;
+        port::async_copy16(stg, dst, src, true);
+      }
+      port::async_commit();
+      port::async_wait<0>();
+      __syncthreads();
+SKINNY_UNROLL
+      for (int j = 0; j < kMaxOwned; ++j) {
+        if (j >= per) break;
+        const int o = o0 + tid + j * kBlockThreads;
+        const int n = o / TM, ml = o % TM;
+        const std::ptrdiff_t base =
+            static_cast<std::ptrdiff_t>(n / RT - nt0) * p.batch_shards * RT * TM + (n % RT) * TM + ml;
+        for (int ksl = 0; ksl < bs; ++ksl) sum[j] += stg[base + static_cast<std::ptrdiff_t>(ksl) * RT * TM];
+      }
+      __syncthreads();
+    }
+
+    // ---- 4. epilogue of the pass ----
+SKINNY_UNROLL
+    for (int j = 0; j < kMaxOwned; ++j) {
+      if (j >= per) break;
+      const int o = o0 + tid + j * kBlockThreads;
+      const int n = o / TM;
+      const std::int64_t m = m0 + o % TM;
+      if (n >= p.n || m >= p.m) continue;
+      float v = sum[j];
+      if (p.bias_kind == 1) v += to_f32<F16>(p.bias[m]);
+      else if (p.bias_kind == 2) v += to_f32<F16>(p.bias[static_cast<std::int64_t>(n) * p.m + m]);
+      port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
+    }
+  }
+}
+
+}  // namespace dsv4::kernels::skinny::detail
