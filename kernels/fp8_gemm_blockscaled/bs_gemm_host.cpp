@@ -23,37 +23,6 @@ DeviceTensor upload(const Tensor& t) {
   return out;
 }
 
-DeviceOutput upload_output(const Tensor& d) {
-  DeviceOutput out;
-  out.elem = d.element_bytes();
-  const std::int64_t n = d.numel();
-  out.buf = port::DeviceBuffer(std::max<std::size_t>(4, static_cast<std::size_t>(n) * out.elem));
-  if (out.elem == 2) {
-    std::vector<std::uint16_t> h(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) h[i] = static_cast<std::uint16_t>(d.code_linear(i));
-    if (n) out.buf.copy_from_host(h.data(), h.size() * 2);
-  } else {
-    std::vector<std::uint32_t> h(static_cast<std::size_t>(n));
-    for (std::int64_t i = 0; i < n; ++i) h[i] = static_cast<std::uint32_t>(d.code_linear(i));
-    if (n) out.buf.copy_from_host(h.data(), h.size() * 4);
-  }
-  return out;
-}
-
-void download(const DeviceOutput& dev, Tensor& d) {
-  const std::int64_t n = d.numel();
-  if (!n) return;
-  if (dev.elem == 2) {
-    std::vector<std::uint16_t> h(static_cast<std::size_t>(n));
-    dev.buf.copy_to_host(h.data(), h.size() * 2);
-    for (std::int64_t i = 0; i < n; ++i) d.set_code_linear(i, h[i]);
-  } else {
-    std::vector<std::uint32_t> h(static_cast<std::size_t>(n));
-    dev.buf.copy_to_host(h.data(), h.size() * 4);
-    for (std::int64_t i = 0; i < n; ++i) d.set_code_linear(i, h[i]);
-  }
-}
-
 Fp8 fp8_of(const std::string& op, const std::string& arg, const Tensor& t) {
   if (t.dtype() == DType::F8_E4M3FN) return Fp8::e4m3fn;
   if (t.dtype() == DType::F8_E4M3FNUZ) return Fp8::e4m3fnuz;
@@ -78,25 +47,21 @@ BsVariant variant_of(const std::string& op, const RunOptions& o) {
 }
 
 Json plan_json(const std::string& kernel, const BsGemmPlan& plan, std::int64_t row_tile, const std::string& row_name) {
-  Json j;
-  j["kernel"] = kernel;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid[0], plan.grid[1], plan.grid[2]};
-  j["block"] = {plan.block, 1, 1};
-  j["wave_size"] = plan.wave_size;
-  Json lds = Json::object();
-  for (const auto& ph : plan.lds_phases()) lds[ph.name] = ph.bytes;
-  j["lds_bytes"] = lds;
-  j["lds_capacity"] = plan.lds_capacity;
-  j["workspace_bytes"] = plan.workspace_bytes;
+  Json j = kernels::plan_json({.kernel = kernel,
+                               .variant = variant_name(plan.options.variant),
+                               .grid = {plan.grid[0], plan.grid[1], plan.grid[2]},
+                               .block = plan.block,
+                               .wave_size = plan.wave_size,
+                               .lds_bytes = lds_json(plan.lds_phases()),
+                               .lds_capacity = plan.lds_capacity,
+                               .workspace_bytes = plan.workspace_bytes,
+                               .tile_map = tile_map_json("d", row_tile, row_name, plan.bn, "N-tile"),
+                               .text = plan.describe()});
   j["k_shards"] = plan.k_blocks;
   j["k_shard_size"] = kScaleBlock;
   j["tiles"] = {{"bm", plan.bm}, {"bn", plan.bn}, {"k_step", plan.k_step}, {"k_block", kScaleBlock}};
   j["fp8"] = plan.arch_fp8 == Fp8::e4m3fnuz ? "e4m3fnuz" : "e4m3fn";
   j["promotion"] = "per 128-K block: acc += fl(fl(sx*sw)*P_kb) (fp32 scales), P_kb*2^(ex+ew) exact (UE8M0)";
-  j["tile_map"] = {{"output", "d"}, {"row_tile", row_tile}, {"row_name", row_name},
-                   {"col_tile", plan.bn}, {"col_name", "N-tile"}};
-  j["text"] = plan.describe();
   return j;
 }
 

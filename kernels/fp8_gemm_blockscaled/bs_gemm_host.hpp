@@ -21,13 +21,8 @@ struct DeviceTensor {
 };
 DeviceTensor upload(const Tensor& t);
 
-// Output d: device buffer holding the caller's (poisoned) codes, contiguous; read back with download().
-struct DeviceOutput {
-  port::DeviceBuffer buf;
-  std::size_t elem = 2;
-};
-DeviceOutput upload_output(const Tensor& d);
-void download(const DeviceOutput& dev, Tensor& d);
+// Output d: upload_codes(d, 4) (the caller's poisoned codes, contiguous), read back with download_codes
+// (kernels/runner_support.hpp).
 
 // Operand kinds from dtypes; InputError naming op/arg for anything else.
 Fp8 fp8_of(const std::string& op, const std::string& arg, const Tensor& t);

@@ -58,7 +58,7 @@ Json run_paged(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const PagedPlan plan = make_paged_plan(s, arch, v);
   if (!plan.ok) throw CannotImplement(fmt::format("{} kernel cannot implement this case: {}", kOp, plan.reason));
 
-  const std::vector<std::uint8_t> cache_bytes = packed_bytes(cache);
+  const std::vector<std::uint8_t> cache_bytes = pack_codes(cache);
   const std::vector<std::int64_t> lens = int_values(ctx), table = int_values(bt);
   for (std::int64_t b = 0; b < s.b; ++b)
     for (std::int64_t t = 0; t < s.next_n; ++t) {
@@ -79,9 +79,9 @@ Json run_paged(const OpCase& c, Outputs& outs, const RunOptions& o) {
   require(out.dim() == 2 && out.size(0) == s.b * s.next_n && out.size(1) == s.max_context_len &&
               out.dtype() == DType::F32, "logits", "output must be F32 [B·next_n, max_context_len]");
 
-  port::DeviceBuffer dq = to_device(packed_bytes(q)), dc = to_device(cache_bytes), dw = to_device(packed_bytes(w)),
-                     dctx = to_device(packed_bytes(ctx)), dbt = to_device(packed_bytes(bt));
-  PaddedLogits logits(out, plan.row_stride);
+  port::DeviceBuffer dq = upload_codes(q, 16), dc = upload_vector(cache_bytes, 16), dw = upload_codes(w, 16),
+                     dctx = upload_codes(ctx, 16), dbt = upload_codes(bt, 16);
+  WordLayout logits = padded_logits(out, plan.row_stride);
   port::Stream stream;
   const PagedBuffers io{static_cast<const std::uint8_t*>(dq.data()), static_cast<const std::uint8_t*>(dc.data()),
                         dw.as<float>(), dctx.as<std::int32_t>(), dbt.as<std::int32_t>(), logits.dev.as<float>()};
@@ -90,7 +90,7 @@ Json run_paged(const OpCase& c, Outputs& outs, const RunOptions& o) {
   logits.copy_back(out);
 
   Json j = common_plan_json(plan, kOp, plan.describe());
-  j["row_padding_untouched"] = logits.padding_untouched();
+  j["row_padding_untouched"] = logits.unmapped_words_equal(WordLayout::kPadWord);
   j["wave_size"] = effective_wave_size(arch);
   j["cache_bytes"] = plan.cache_bytes;
   return j;

@@ -65,10 +65,10 @@ Json run_indexer(const OpCase& c, Outputs& outs, const RunOptions& o) {
   require(out.dim() == 2 && out.size(0) == s.s && out.size(1) == plan.width && out.dtype() == DType::F32, "logits",
           fmt::format("output must be F32 [S, {}]", plan.width));
 
-  port::DeviceBuffer dq = to_device(packed_bytes(q)), dkv = to_device(packed_bytes(kv)),
-                     dsf = to_device(packed_bytes(sf)), dw = to_device(packed_bytes(w)),
-                     dks = to_device(packed_bytes(ks)), dke = to_device(packed_bytes(ke));
-  PaddedLogits logits(out, plan.row_stride);
+  port::DeviceBuffer dq = upload_codes(q, 16), dkv = upload_codes(kv, 16),
+                     dsf = upload_codes(sf, 16), dw = upload_codes(w, 16),
+                     dks = upload_codes(ks, 16), dke = upload_codes(ke, 16);
+  WordLayout logits = padded_logits(out, plan.row_stride);
   port::Stream stream;
   const IndexerBuffers io{static_cast<const std::uint8_t*>(dq.data()), static_cast<const std::uint8_t*>(dkv.data()),
                           dsf.as<float>(), dw.as<float>(), dks.as<std::int32_t>(), dke.as<std::int32_t>(),
@@ -78,7 +78,7 @@ Json run_indexer(const OpCase& c, Outputs& outs, const RunOptions& o) {
   logits.copy_back(out);
 
   Json j = common_plan_json(plan, kOp, plan.describe());
-  j["row_padding_untouched"] = logits.padding_untouched();
+  j["row_padding_untouched"] = logits.unmapped_words_equal(WordLayout::kPadWord);
   j["wave_size"] = effective_wave_size(arch);
   return j;
 }

@@ -5,12 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/inv_rope_fp8_quant/inv_rope_fp8_quant.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
-#include "kernels/port/sim.hpp"
 
 namespace dsv4::kernels {
 
@@ -60,64 +58,36 @@ Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
   if (cache.size(1) != opt.rope_dim)
     throw InputError(fmt::format("{}: argument 'cos_sin_cache' must have rope_dim = {} columns, has {}", kOp,
                                  opt.rope_dim, cache.size(1)));
-  const std::int64_t T = shape.t, G = opt.n_groups, D = plan.d, Tal = plan.t_aligned, cols = plan.scale_cols;
-  for (std::int64_t t = 0; t < T; ++t) {
+  for (std::int64_t t = 0; t < shape.t; ++t) {
     const auto pv = static_cast<std::int64_t>(pos.get({t}));
     if (pv < 0 || pv >= shape.max_pos)
       throw InputError(fmt::format("{}: argument 'positions'[{}] = {} must lie in [0, max_pos = {}) (refused before "
                                    "launch)", kOp, t, pv, shape.max_pos));
   }
 
-  const Tensor oc = ot.contiguous(), pc = pos.contiguous(), cc = cache.contiguous();
-  auto upload = [](const Tensor& t) {
-    port::DeviceBuffer b(std::max<std::size_t>(4, t.numel() * t.element_bytes()));
-    if (t.numel()) b.copy_from_host(t.data(), t.numel() * t.element_bytes());
-    return b;
-  };
-  port::DeviceBuffer d_o = upload(oc), d_pos = upload(pc), d_cs = upload(cc);
-  Tensor& of = outs.at("o_fp8");
-  Tensor& os = outs.at("o_scale");
-  std::vector<std::uint8_t> q_host(plan.out_bytes);  // [G, T, D]
-  for (std::int64_t t = 0; t < T; ++t)
-    for (std::int64_t g = 0; g < G; ++g)
-      for (std::int64_t d = 0; d < D; ++d) q_host[(g * T + t) * D + d] = static_cast<std::uint8_t>(of.code({t, g, d}));
-  port::DeviceBuffer dq(std::max<std::size_t>(1, q_host.size()));
-  if (!q_host.empty()) dq.copy_from_host(q_host.data(), q_host.size());
-  std::vector<std::uint32_t> s_host(plan.scale_bytes / 4);  // [G, cols, Tal]
-  for (std::int64_t g = 0; g < G; ++g)
-    for (std::int64_t t = 0; t < Tal; ++t)
-      for (std::int64_t k = 0; k < cols; ++k)
-        s_host[(g * cols + k) * Tal + t] = static_cast<std::uint32_t>(os.code({g, t, k}));
-  port::DeviceBuffer ds(std::max<std::size_t>(4, plan.scale_bytes));
-  if (!s_host.empty()) ds.copy_from_host(s_host.data(), plan.scale_bytes);
+  port::DeviceBuffer d_o = upload_contiguous(ot, 4), d_pos = upload_contiguous(pos, 4),
+                     d_cs = upload_contiguous(cache, 4);
+  // Device layouts: codes [G, T, D] (the logical o_fp8 [T, G, D] with T and G swapped), scales [G, cols, Tal]
+  // (the logical o_scale [G, Tal, cols] with its last two axes swapped). The views write through to the outputs.
+  Tensor q_dev = outs.at("o_fp8").transpose(0, 1);
+  Tensor s_dev = outs.at("o_scale").transpose(1, 2);
+  port::DeviceBuffer dq = upload_codes(q_dev, 1), ds = upload_codes(s_dev, 4);
 
   port::Stream stream;
   const InvRopeBuffers io{d_o.data(), d_pos.data(), static_cast<const float*>(d_cs.data()), dq.data(), ds.data()};
   for (int r = 0; r < std::max(1, o.repeats); ++r) launch_inv_rope_fp8_quant(plan, io, stream);
   stream.synchronize();
+  download_codes(dq, q_dev);
+  download_codes(ds, s_dev);
 
-  if (!q_host.empty()) dq.copy_to_host(q_host.data(), q_host.size());
-  for (std::int64_t t = 0; t < T; ++t)
-    for (std::int64_t g = 0; g < G; ++g)
-      for (std::int64_t d = 0; d < D; ++d) of.set_code({t, g, d}, q_host[(g * T + t) * D + d]);
-  if (!s_host.empty()) ds.copy_to_host(s_host.data(), plan.scale_bytes);
-  for (std::int64_t g = 0; g < G; ++g)
-    for (std::int64_t t = 0; t < Tal; ++t)
-      for (std::int64_t k = 0; k < cols; ++k) os.set_code({g, t, k}, s_host[(g * cols + k) * Tal + t]);
-
-  Json j;
-  j["kernel"] = kOp;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["wave_size"] = plan.wave_size;
-  j["lds_bytes"] = Json::object();
-  j["lds_capacity"] = arch.lds_bytes_per_block;
-  j["workspace_bytes"] = 0;
-  j["tile_map"] = {{"output", "o_fp8"}, {"row_tile", 1}, {"row_name", "token (one wave per head)"},
-                   {"col_tile", opt.group_size}, {"col_name", "group"}};
-  j["text"] = plan.describe();
-  return j;
+  return plan_json({.kernel = kOp,
+                    .variant = variant_name(plan.options.variant),
+                    .grid = {plan.grid, 1, 1},
+                    .block = plan.block,
+                    .wave_size = plan.wave_size,
+                    .lds_capacity = arch.lds_bytes_per_block,
+                    .tile_map = tile_map_json("o_fp8", 1, "token (one wave per head)", opt.group_size, "group"),
+                    .text = plan.describe()});
 }
 
 }  // namespace

@@ -15,7 +15,6 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
 #include "kernels/kv_cache_write/kv_cache_write.hpp"
-#include "kernels/port/sim.hpp"
 
 namespace dsv4::kernels {
 
@@ -67,11 +66,7 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
                                         "parallel writer)", i, s));
   }
 
-  const Tensor kvc = kv.contiguous();
-  port::DeviceBuffer dkv(std::max<std::size_t>(16, kvc.numel() * kvc.element_bytes()));
-  if (kvc.numel()) dkv.copy_from_host(kvc.data(), kvc.numel() * kvc.element_bytes());
-  port::DeviceBuffer dslot(std::max<std::size_t>(8, sc.numel() * sc.element_bytes()));
-  if (sc.numel()) dslot.copy_from_host(sc.data(), sc.numel() * sc.element_bytes());
+  port::DeviceBuffer dkv = upload_contiguous(kv, 16), dslot = upload_contiguous(sc, 8);
 
   // Cache span on the device: num_blocks x block_stride bytes; the bytes the caller's storage holds are copied in.
   const std::int64_t nb = shape.num_blocks, stride = plan.block_stride;
@@ -82,8 +77,7 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
   std::memcpy(host.data(), cache.data(), std::min(avail, dev_bytes));
   if (avail < span) throw InputError("kv_cache_write: k_cache storage does not hold every block");
   const std::vector<std::uint8_t> before = host;
-  port::DeviceBuffer dcache(std::max<std::size_t>(4, dev_bytes));
-  if (dev_bytes) dcache.copy_from_host(host.data(), dev_bytes);
+  port::DeviceBuffer dcache = upload_vector(host, 4);
 
   port::Stream stream;
   for (int r = 0; r < std::max(1, o.repeats); ++r)
@@ -99,20 +93,16 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
     for (std::int64_t i = need; i < stride; ++i) padding_untouched = padding_untouched && blk[i] == before[b * stride + i];
   }
 
-  Json j;
-  j["kernel"] = "kv_cache_write";
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["wave_size"] = plan.wave_size;
-  j["lds_bytes"] = Json::object();
-  j["lds_capacity"] = arch.lds_bytes_per_block;
-  j["workspace_bytes"] = 0;
+  Json j = plan_json({.kernel = kOp,
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.grid, 1, 1},
+                      .block = plan.block,
+                      .wave_size = plan.wave_size,
+                      .lds_capacity = arch.lds_bytes_per_block,
+                      .tile_map = tile_map_json("k_cache", 1, "block", bpt, "token (one wave per token)", 1),
+                      .text = plan.describe()});
   j["block_stride"] = stride;
   j["block_padding_untouched"] = padding_untouched;
-  j["tile_map"] = {{"output", "k_cache"}, {"row_tile", 1}, {"row_name", "block"}, {"row_dims", 1},
-                   {"col_tile", bpt}, {"col_name", "token (one wave per token)"}};
-  j["text"] = plan.describe();
   return j;
 }
 

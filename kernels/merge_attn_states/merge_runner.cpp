@@ -5,12 +5,12 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstring>
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
 #include "kernels/merge_attn_states/merge_attn_states.hpp"
-#include <cstring>
 
 namespace dsv4::kernels {
 
@@ -20,8 +20,8 @@ using namespace merge;
 
 constexpr const char* kOp = "merge_attn_states";
 
-// Raw element codes of a [T, H, D] tensor at t*H*hs + h*hs + d; padding gets `pad_code`.
-std::vector<std::uint8_t> pack_input(const Tensor& x, std::int64_t hs, std::uint64_t pad_code) {
+// Raw element codes of a [T, H, D] tensor at t*H*hs + h*hs + d; padding gets `pad_code` (its low element bytes).
+std::vector<std::uint8_t> pack_heads(const Tensor& x, std::int64_t hs, std::uint64_t pad_code) {
   const std::int64_t T = x.size(0), H = x.size(1), D = x.size(2);
   const std::size_t eb = x.element_bytes();
   std::vector<std::uint8_t> buf(static_cast<std::size_t>(T * H * hs) * eb);
@@ -34,10 +34,17 @@ std::vector<std::uint8_t> pack_input(const Tensor& x, std::int64_t hs, std::uint
   return buf;
 }
 
-port::DeviceBuffer to_device(const std::vector<std::uint8_t>& v) {
-  port::DeviceBuffer b(std::max<std::size_t>(16, v.size()));
-  if (!v.empty()) b.copy_from_host(v.data(), v.size());
-  return b;
+// The inverse of pack_heads for the logical elements (padding is not read).
+void unpack_heads(const std::vector<std::uint8_t>& buf, std::int64_t hs, Tensor& x) {
+  const std::int64_t T = x.size(0), H = x.size(1), D = x.size(2);
+  const std::size_t eb = x.element_bytes();
+  for (std::int64_t t = 0; t < T; ++t)
+    for (std::int64_t h = 0; h < H; ++h)
+      for (std::int64_t d = 0; d < D; ++d) {
+        std::uint64_t code = 0;
+        std::memcpy(&code, buf.data() + static_cast<std::size_t>(t * H * hs + h * hs + d) * eb, eb);
+        x.set_code({t, h, d}, code);
+      }
 }
 
 std::uint64_t nan_code(DType t) {
@@ -93,37 +100,20 @@ Json run_merge(const OpCase& c, Outputs& outs, const RunOptions& o) {
   if (!plan.ok) throw kernels::CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 
   const std::int64_t T = s.t, H = s.h, D = s.d, hs = s.hs();
-  port::DeviceBuffer dp = to_device(pack_input(P, hs, nan_code(P.dtype())));
-  port::DeviceBuffer dsf = to_device(pack_input(S, hs, nan_code(P.dtype())));
+  port::DeviceBuffer dp = upload_vector(pack_heads(P, hs, nan_code(P.dtype())), 16);
+  port::DeviceBuffer dsf = upload_vector(pack_heads(S, hs, nan_code(P.dtype())), 16);
   auto lse_dev = [&](const Tensor& l) {
     const std::int64_t n = (H - 1) * l.stride(0) + (T - 1) * l.stride(1) + 1;
     std::vector<float> v(static_cast<std::size_t>(std::max<std::int64_t>(n, 1)), 0.f);
     for (std::int64_t h = 0; h < H; ++h)
       for (std::int64_t t = 0; t < T; ++t) v[h * l.stride(0) + t * l.stride(1)] = static_cast<float>(l.get({h, t}));
-    port::DeviceBuffer b(std::max<std::size_t>(16, v.size() * 4));
-    b.copy_from_host(v.data(), v.size() * 4);
-    return b;
+    return upload_vector(v, 16);
   };
   port::DeviceBuffer dpl = lse_dev(pl), dsl = lse_dev(sl);
   // Output: the caller's poisoned codes at the logical positions, 0xA5 bytes in the head padding.
-  const std::size_t ob = out.element_bytes();
-  std::vector<std::uint8_t> oh(static_cast<std::size_t>(T * H * hs) * ob, 0xA5);
-  for (std::int64_t t = 0; t < T; ++t)
-    for (std::int64_t h = 0; h < H; ++h)
-      for (std::int64_t d = 0; d < D; ++d) {
-        const std::uint64_t code = out.code({t, h, d});
-        std::memcpy(oh.data() + static_cast<std::size_t>(t * H * hs + h * hs + d) * ob, &code, ob);
-      }
-  port::DeviceBuffer dout = to_device(oh);
-  std::vector<float> lh(static_cast<std::size_t>(H * T), 0.f);
-  if (out_lse)
-    for (std::int64_t h = 0; h < H; ++h)
-      for (std::int64_t t = 0; t < T; ++t) {
-        const auto code = static_cast<std::uint32_t>(out_lse->code({h, t}));
-        std::memcpy(&lh[h * T + t], &code, 4);
-      }
-  port::DeviceBuffer dlse(std::max<std::size_t>(16, lh.size() * 4));
-  if (!lh.empty()) dlse.copy_from_host(lh.data(), lh.size() * 4);
+  std::vector<std::uint8_t> oh = pack_heads(out, hs, 0xA5A5A5A5A5A5A5A5ull);
+  port::DeviceBuffer dout = upload_vector(oh, 16);
+  port::DeviceBuffer dlse = out_lse ? upload_codes(*out_lse, 16) : port::DeviceBuffer(16);
 
   port::Stream stream;
   const MergeBuffers io{dp.data(), dpl.as<float>(), dsf.data(), dsl.as<float>(), dout.data(),
@@ -132,40 +122,23 @@ Json run_merge(const OpCase& c, Outputs& outs, const RunOptions& o) {
   stream.synchronize();
 
   if (!oh.empty()) dout.copy_to_host(oh.data(), oh.size());
-  for (std::int64_t t = 0; t < T; ++t)
-    for (std::int64_t h = 0; h < H; ++h)
-      for (std::int64_t d = 0; d < D; ++d) {
-        std::uint64_t code = 0;
-        std::memcpy(&code, oh.data() + static_cast<std::size_t>(t * H * hs + h * hs + d) * ob, ob);
-        out.set_code({t, h, d}, code);
-      }
-  if (out_lse && !lh.empty()) {
-    dlse.copy_to_host(lh.data(), lh.size() * 4);
-    for (std::int64_t h = 0; h < H; ++h)
-      for (std::int64_t t = 0; t < T; ++t) {
-        std::uint32_t code;
-        std::memcpy(&code, &lh[h * T + t], 4);
-        out_lse->set_code({h, t}, code);
-      }
-  }
+  unpack_heads(oh, hs, out);
+  if (out_lse) download_codes(dlse, *out_lse);
   // Head padding of the output must be untouched (the kernel writes only [0, D) of each head).
+  const std::size_t ob = out.element_bytes();
   bool padding_untouched = true;
   for (std::int64_t i = 0; i < T * H && hs > D; ++i)
     for (std::int64_t d = D; d < hs; ++d)
       for (std::size_t b = 0; b < ob; ++b) padding_untouched = padding_untouched && oh[(i * hs + d) * ob + b] == 0xA5;
 
-  Json j;
-  j["kernel"] = kOp;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["lds_bytes"] = Json::object();
-  j["lds_capacity"] = arch.lds_bytes_per_block;
-  j["workspace_bytes"] = 0;
+  Json j = plan_json({.kernel = kOp,
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.grid, 1, 1},
+                      .block = plan.block,
+                      .lds_capacity = arch.lds_bytes_per_block,
+                      .tile_map = tile_map_json("output", 1, "(token, head) row", plan.pack, "16-byte pack", 2),
+                      .text = plan.describe()});
   j["head_padding_untouched"] = padding_untouched;
-  j["tile_map"] = {{"output", "output"}, {"row_tile", 1}, {"row_name", "(token, head) row"}, {"row_dims", 2},
-                   {"col_tile", plan.pack}, {"col_name", "16-byte pack"}};
-  j["text"] = plan.describe();
   return j;
 }
 

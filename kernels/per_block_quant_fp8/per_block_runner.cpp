@@ -5,12 +5,10 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
 #include "kernels/per_block_quant_fp8/per_block_quant_fp8.hpp"
-#include "kernels/port/sim.hpp"
 
 namespace dsv4::kernels {
 
@@ -49,52 +47,32 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
 
   Tensor& wq = outs.at("w_q");
   Tensor& ws = outs.at("w_s");
-  const std::int64_t N = shape.n, K = shape.k;
-  const Tensor wc = w.contiguous();
-  port::DeviceBuffer dw(std::max<std::size_t>(1, wc.numel() * wc.element_bytes()));
-  if (wc.numel()) dw.copy_from_host(wc.data(), wc.numel() * wc.element_bytes());
-  std::vector<std::uint8_t> q_host(static_cast<std::size_t>(N * K));
-  for (std::int64_t i = 0; i < N * K; ++i) q_host[i] = static_cast<std::uint8_t>(wq.code_linear(i));
-  port::DeviceBuffer dq(std::max<std::size_t>(1, q_host.size()));
-  if (!q_host.empty()) dq.copy_from_host(q_host.data(), q_host.size());
-  // Device scale layout: logical element (i, j) at s_off(i, j) in 4-byte units.
-  auto s_off = [&](std::int64_t i, std::int64_t j) {
+  port::DeviceBuffer dw = upload_contiguous(w, 1), dq = upload_codes(wq, 1);
+  // Device scale layout: logical element (i, j) at word (i, j) of the plan's layout.
+  WordLayout scales(ws, plan.scale_rows, plan.scale_cols, plan.scale_bytes / 4, [&](std::int64_t i, std::int64_t j) {
     return opt.layout == ScaleLayout::row_major ? i * plan.scale_ld + j : j * plan.scale_ld + i;
-  };
-  std::vector<std::uint32_t> s_host(plan.scale_bytes / 4, 0xA5A5A5A5u);
-  for (std::int64_t i = 0; i < plan.scale_rows; ++i)
-    for (std::int64_t j = 0; j < plan.scale_cols; ++j) s_host[s_off(i, j)] = static_cast<std::uint32_t>(ws.code({i, j}));
-  port::DeviceBuffer ds(std::max<std::size_t>(4, plan.scale_bytes));
-  if (!s_host.empty()) ds.copy_from_host(s_host.data(), plan.scale_bytes);
+  }, 4);
 
   port::Stream stream;
   for (int r = 0; r < std::max(1, o.repeats); ++r)
-    launch_per_block_quant_fp8(plan, BlockQuantBuffers{dw.data(), dq.data(), ds.data()}, stream);
+    launch_per_block_quant_fp8(plan, BlockQuantBuffers{dw.data(), dq.data(), scales.dev.data()}, stream);
   stream.synchronize();
 
-  if (!q_host.empty()) dq.copy_to_host(q_host.data(), q_host.size());
-  for (std::int64_t i = 0; i < N * K; ++i) wq.set_code_linear(i, q_host[i]);
-  if (!s_host.empty()) ds.copy_to_host(s_host.data(), plan.scale_bytes);
-  for (std::int64_t i = 0; i < plan.scale_rows; ++i)
-    for (std::int64_t j = 0; j < plan.scale_cols; ++j) ws.set_code({i, j}, s_host[s_off(i, j)]);
-  bool padding_zero = true;
-  if (opt.layout != ScaleLayout::row_major)
-    for (std::int64_t j = 0; j < plan.scale_cols; ++j)
-      for (std::int64_t i = plan.scale_rows; i < plan.scale_ld; ++i) padding_zero = padding_zero && s_host[s_off(i, j)] == 0;
+  download_codes(dq, wq);
+  scales.copy_back(ws);
+  // The padding rows of mn_major / packed (the words no element of w_s maps to) must come back 0.
+  const bool padding_zero = opt.layout == ScaleLayout::row_major || scales.unmapped_words_equal(0);
 
-  Json j;
-  j["kernel"] = kOp;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["wave_size"] = plan.wave_size;
-  j["lds_bytes"] = {{"amax_partials", plan.lds_bytes}};
-  j["lds_capacity"] = plan.lds_capacity;
-  j["workspace_bytes"] = 0;
+  Json j = plan_json({.kernel = kOp,
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.grid, 1, 1},
+                      .block = plan.block,
+                      .wave_size = plan.wave_size,
+                      .lds_bytes = {{"amax_partials", plan.lds_bytes}},
+                      .lds_capacity = plan.lds_capacity,
+                      .tile_map = tile_map_json("w_q", opt.group_size, "N-block", opt.group_size, "K-block"),
+                      .text = plan.describe()});
   j["scale_padding_rows_zero"] = padding_zero;
-  j["tile_map"] = {{"output", "w_q"}, {"row_tile", opt.group_size}, {"row_name", "N-block"},
-                   {"col_tile", opt.group_size}, {"col_name", "K-block"}};
-  j["text"] = plan.describe();
   return j;
 }
 

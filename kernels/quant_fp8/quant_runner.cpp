@@ -4,12 +4,10 @@
 // rows came back 0, the contract's rule that the caller's [M, G] view cannot show).
 #include <fmt/format.h>
 
-#include <cstring>
-#include <vector>
+#include <algorithm>
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
-#include "kernels/port/sim.hpp"
 #include "kernels/quant_fp8/quant_fp8.hpp"
 
 namespace dsv4::kernels {
@@ -48,54 +46,34 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
 
   Tensor& xq = outs.at("x_q");
   Tensor& xs = outs.at("x_s");
-  const std::int64_t M = shape.m, K = shape.k, G = plan.groups;
-  const Tensor xc = x.contiguous();
-  port::DeviceBuffer dx(std::max<std::size_t>(1, xc.numel() * xc.element_bytes()));
-  if (xc.numel()) dx.copy_from_host(xc.data(), xc.numel() * xc.element_bytes());
-  std::vector<std::uint8_t> q_host(static_cast<std::size_t>(M * K));
-  for (std::int64_t i = 0; i < M * K; ++i) q_host[i] = static_cast<std::uint8_t>(xq.code_linear(i));
-  port::DeviceBuffer dq(std::max<std::size_t>(1, q_host.size()));
-  if (!q_host.empty()) dq.copy_from_host(q_host.data(), q_host.size());
-  // Device scale layout: element (m, j) (j = group, or packed word) at s_off(m, j) in 4-byte units.
+  const std::int64_t M = shape.m, G = plan.groups;
+  port::DeviceBuffer dx = upload_contiguous(x, 1), dq = upload_codes(xq, 1);
+  // Device scale layout: element (m, j) (j = group, or packed word) at word (m, j) of the plan's layout.
   const bool packed = opt.layout == ScaleLayout::packed_ue8m0;
   const std::int64_t cols = packed ? plan.scale_words : G;
-  auto s_off = [&](std::int64_t m, std::int64_t j) {
+  WordLayout scales(xs, M, cols, plan.scale_bytes / 4, [&](std::int64_t m, std::int64_t j) {
     return opt.layout == ScaleLayout::row_major ? m * G + j : j * plan.scale_ld + m;
-  };
-  std::vector<std::uint32_t> s_host(plan.scale_bytes / 4, 0xA5A5A5A5u);
-  for (std::int64_t m = 0; m < M; ++m)
-    for (std::int64_t j = 0; j < cols; ++j) s_host[s_off(m, j)] = static_cast<std::uint32_t>(xs.code({m, j}));
-  port::DeviceBuffer ds(std::max<std::size_t>(4, plan.scale_bytes));
-  if (!s_host.empty()) ds.copy_from_host(s_host.data(), plan.scale_bytes);
+  }, 4);
 
   port::Stream stream;
   for (int r = 0; r < std::max(1, o.repeats); ++r)
-    launch_per_token_group_quant_fp8(plan, QuantBuffers{dx.data(), dq.data(), ds.data()}, stream);
+    launch_per_token_group_quant_fp8(plan, QuantBuffers{dx.data(), dq.data(), scales.dev.data()}, stream);
   stream.synchronize();
 
-  if (!q_host.empty()) dq.copy_to_host(q_host.data(), q_host.size());
-  for (std::int64_t i = 0; i < M * K; ++i) xq.set_code_linear(i, q_host[i]);
-  if (!s_host.empty()) ds.copy_to_host(s_host.data(), plan.scale_bytes);
-  for (std::int64_t m = 0; m < M; ++m)
-    for (std::int64_t j = 0; j < cols; ++j) xs.set_code({m, j}, s_host[s_off(m, j)]);
-  bool padding_zero = true;
-  if (opt.layout != ScaleLayout::row_major)
-    for (std::int64_t j = 0; j < cols; ++j)
-      for (std::int64_t m = M; m < plan.scale_ld; ++m) padding_zero = padding_zero && s_host[s_off(m, j)] == 0;
+  download_codes(dq, xq);
+  scales.copy_back(xs);
+  // The padding rows of mn_major / packed (the words no element of [M, cols] maps to) must come back 0.
+  const bool padding_zero = opt.layout == ScaleLayout::row_major || scales.unmapped_words_equal(0);
 
-  Json j;
-  j["kernel"] = "per_token_group_quant_fp8";
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["wave_size"] = plan.wave_size;
-  j["lds_bytes"] = Json::object();
-  j["lds_capacity"] = arch.lds_bytes_per_block;
-  j["workspace_bytes"] = 0;
+  Json j = plan_json({.kernel = "per_token_group_quant_fp8",
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.grid, 1, 1},
+                      .block = plan.block,
+                      .wave_size = plan.wave_size,
+                      .lds_capacity = arch.lds_bytes_per_block,
+                      .tile_map = tile_map_json("x_q", 1, "row (one wave per group)", opt.group_size, "group"),
+                      .text = plan.describe()});
   j["scale_padding_rows_zero"] = padding_zero;
-  j["tile_map"] = {{"output", "x_q"}, {"row_tile", 1}, {"row_name", "row (one wave per group)"},
-                   {"col_tile", opt.group_size}, {"col_name", "group"}};
-  j["text"] = plan.describe();
   return j;
 }
 

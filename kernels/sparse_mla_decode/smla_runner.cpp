@@ -24,28 +24,6 @@ std::string attr_str(const OpCase& c, const char* name, const char* dflt) {
   return c.attrs.at(name).get<std::string>();
 }
 
-port::DeviceBuffer to_device(const void* p, std::size_t bytes) {
-  port::DeviceBuffer b(std::max<std::size_t>(16, bytes));
-  if (bytes) b.copy_from_host(p, bytes);
-  return b;
-}
-
-// Raw codes of a tensor in logical row-major order (any strides), `eb` bytes each.
-std::vector<std::uint8_t> pack_codes(const Tensor& t) {
-  const std::size_t eb = t.element_bytes();
-  std::vector<std::uint8_t> buf(static_cast<std::size_t>(t.numel()) * eb);
-  std::vector<std::int64_t> idx(static_cast<std::size_t>(t.dim()), 0);
-  for (std::int64_t i = 0; i < t.numel(); ++i) {
-    const std::uint64_t code = t.code(idx);
-    std::memcpy(buf.data() + static_cast<std::size_t>(i) * eb, &code, eb);
-    for (int d = t.dim() - 1; d >= 0; --d) {
-      if (++idx[d] < t.size(d)) break;
-      idx[d] = 0;
-    }
-  }
-  return buf;
-}
-
 struct CacheCopy {
   CacheShape shape;
   std::vector<std::uint8_t> bytes;
@@ -114,30 +92,22 @@ Json run_sparse_mla_decode_case(const OpCase& c, Outputs& outs, const RunOptions
   const SmlaPlan plan = make_plan(s, arch, tuning);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 
-  auto dev = [](const Tensor& t) {
-    const auto b = pack_codes(t);
-    return to_device(b.data(), b.size());
-  };
+  auto dev = [](const Tensor& t) { return upload_codes(t, 16); };
   port::DeviceBuffer dq_ = dev(q), didx = dev(idx);
-  port::DeviceBuffer dcache = to_device(main.bytes.data(), main.bytes.size());
+  port::DeviceBuffer dcache = upload_vector(main.bytes, 16);
   port::DeviceBuffer dlen, dsink, decache, deidx, delen;
   if (s.has_topk_length) dlen = dev(c.in("topk_length"));
   if (s.has_sink) dsink = dev(c.in("attn_sink"));
   if (extra) {
-    decache = to_device(ext.bytes.data(), ext.bytes.size());
+    decache = upload_vector(ext.bytes, 16);
     deidx = dev(c.in("extra_indices_in_kvcache"));
     if (s.has_extra_topk_length) delen = dev(c.in("extra_topk_length"));
   }
   Tensor& out = outs.at("out");
-  Tensor& lse = outs.at("lse");  // [b, h_q, s_q] view; the device holds [b, s_q, h_q]
-  port::DeviceBuffer dout = dev(out);
-  const std::int64_t B = s.b, S = s.s_q, H = s.h_q;
-  std::vector<std::uint32_t> lse_h(static_cast<std::size_t>(B * S * H));
-  for (std::int64_t i = 0; i < B; ++i)
-    for (std::int64_t t = 0; t < S; ++t)
-      for (std::int64_t h = 0; h < H; ++h)
-        lse_h[(i * S + t) * H + h] = static_cast<std::uint32_t>(lse.code({i, h, t}));
-  port::DeviceBuffer dlse = to_device(lse_h.data(), lse_h.size() * 4);
+  // lse: the caller's [b, h_q, s_q] view; the device holds [b, s_q, h_q] (the view with its last two axes swapped,
+  // which writes through to the caller's tensor).
+  Tensor lse_dev = outs.at("lse").transpose(1, 2);
+  port::DeviceBuffer dout = dev(out), dlse = dev(lse_dev);
   port::DeviceBuffer ws(std::max<std::size_t>(16, plan.workspace_bytes));
   ws.memset(0xFF);  // NaN in every partial: reading one that was never written shows in the output
 
@@ -158,39 +128,27 @@ Json run_sparse_mla_decode_case(const OpCase& c, Outputs& outs, const RunOptions
   for (int r = 0; r < std::max(1, o.repeats); ++r) launch_sparse_mla_decode(plan, io, ws.data(), ws.bytes(), stream);
   stream.synchronize();
 
-  std::vector<std::uint16_t> oh(static_cast<std::size_t>(out.numel()));
-  if (!oh.empty()) dout.copy_to_host(oh.data(), oh.size() * 2);
-  std::size_t k = 0;
-  for (std::int64_t i = 0; i < B; ++i)
-    for (std::int64_t t = 0; t < S; ++t)
-      for (std::int64_t h = 0; h < H; ++h)
-        for (std::int64_t d = 0; d < out.size(3); ++d) out.set_code({i, t, h, d}, oh[k++]);
-  if (!lse_h.empty()) dlse.copy_to_host(lse_h.data(), lse_h.size() * 4);
-  for (std::int64_t i = 0; i < B; ++i)
-    for (std::int64_t t = 0; t < S; ++t)
-      for (std::int64_t h = 0; h < H; ++h) lse.set_code({i, h, t}, lse_h[(i * S + t) * H + h]);
+  download_codes(dout, out);
+  download_codes(dlse, lse_dev);
 
-  Json j;
-  j["kernel"] = kOp;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.split_grid_x, plan.split_grid_y, plan.split_grid_z};
-  j["block"] = {kSplitThreads, 1, 1};
+  Json j = plan_json({.kernel = kOp,
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.split_grid_x, plan.split_grid_y, plan.split_grid_z},
+                      .block = kSplitThreads,
+                      .lds_bytes = lds_json(plan.lds_phases()),
+                      .lds_capacity = plan.lds_capacity,
+                      .workspace_bytes = plan.workspace_bytes,
+                      .tile_map = tile_map_json("out", plan.heads_per_group, "head group", plan.d_per_thread,
+                                                "PV thread columns", 3),
+                      .text = plan.describe()});
   j["combine_grid"] = {plan.combine_grid_x, plan.combine_grid_y, 1};
   j["combine_block"] = {kCombineThreads, 1, 1};
-  Json lds = Json::object();
-  for (const LdsPhase& ph : plan.lds_phases()) lds[ph.name] = ph.bytes;
-  j["lds_bytes"] = lds;
-  j["lds_capacity"] = plan.lds_capacity;
-  j["workspace_bytes"] = plan.workspace_bytes;
   j["workspace"] = {{"out_partials_bytes", plan.ws_out_bytes}, {"lse_offset", plan.lse_offset},
                     {"lse_partials_bytes", plan.ws_lse_bytes}};
   j["k_shards"] = plan.num_splits;
   j["k_shard_size"] = plan.chunk;
   j["heads_per_group"] = plan.heads_per_group;
   j["key_tile"] = plan.key_tile;
-  j["tile_map"] = {{"output", "out"},      {"row_tile", plan.heads_per_group}, {"row_name", "head group"},
-                   {"row_dims", 3},        {"col_tile", plan.d_per_thread},   {"col_name", "PV thread columns"}};
-  j["text"] = plan.describe();
   return j;
 }
 

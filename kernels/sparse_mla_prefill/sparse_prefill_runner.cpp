@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
+#include "kernels/runner_support.hpp"
 #include "kernels/port/sim.hpp"
 #include "kernels/sparse_mla_prefill/sparse_mla_prefill.hpp"
 
@@ -25,12 +26,6 @@ std::int64_t round8(std::int64_t v) { return (v + 7) / 8 * 8; }
 
 std::string attr_str(const OpCase& c, const char* k, const char* dflt) {
   return c.attrs.contains(k) && c.attrs.at(k).is_string() ? c.attrs.at(k).get<std::string>() : std::string(dflt);
-}
-
-port::DeviceBuffer upload(const void* p, std::size_t bytes) {
-  port::DeviceBuffer b(std::max<std::size_t>(16, bytes));
-  if (bytes) b.copy_from_host(p, bytes);
-  return b;
 }
 
 // Restores the sim options on scope exit.
@@ -73,12 +68,7 @@ Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
     throw InputError(std::string(kOp) + ": unknown variant '" + o.variant +
                      "' (default, clamp_invalid, drop_sink, log2_lse)");
   opt.variant = *v;
-  const port::ArchProfile* arch = &port::device_profile();
-  if (!o.arch.empty()) {
-    const auto pa = port::parse_arch(o.arch);
-    if (!pa) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-    arch = &port::profile(*pa);
-  }
+  const port::ArchProfile* arch = &run_arch(kOp, o);
   SimOptionsGuard guard;
   if (guard.sim) {
     port::sim::Options so = guard.saved;
@@ -101,36 +91,17 @@ Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
   std::vector<std::uint16_t> hkv(static_cast<std::size_t>(s.s_kv * s.kvs()), kBf16NaN);
   for (std::int64_t r = 0; r < s.s_kv; ++r)
     for (std::int64_t d = 0; d < s.d_qk; ++d) hkv[r * s.kvs() + d] = static_cast<std::uint16_t>(kv.code({r, 0, d}));
-  std::vector<std::int32_t> hidx(static_cast<std::size_t>(s.s_q * s.topk));
-  for (std::int64_t i = 0; i < s.s_q; ++i)
-    for (std::int64_t j = 0; j < s.topk; ++j)
-      hidx[i * s.topk + j] = static_cast<std::int32_t>(static_cast<std::uint32_t>(idx.code({i, 0, j})));
   std::vector<float> hsink;
   if (sink)
     for (std::int64_t h = 0; h < s.h_q; ++h) hsink.push_back(static_cast<float>(sink->get({h})));
-  std::vector<std::int32_t> htl;
-  if (tl)
-    for (std::int64_t i = 0; i < s.s_q; ++i) htl.push_back(static_cast<std::int32_t>(static_cast<std::uint32_t>(tl->code({i}))));
-  port::DeviceBuffer dq = upload(hq.data(), hq.size() * 2), dkv = upload(hkv.data(), hkv.size() * 2),
-                     didx = upload(hidx.data(), hidx.size() * 4), dsink = upload(hsink.data(), hsink.size() * 4),
-                     dtl = upload(htl.data(), htl.size() * 4);
+  port::DeviceBuffer dq = upload_vector(hq, 16), dkv = upload_vector(hkv, 16), didx = upload_codes(idx, 16),
+                     dsink = upload_vector(hsink, 16), dtl = tl ? upload_codes(*tl, 16) : upload_bytes(nullptr, 0, 16);
 
   // Outputs: the caller's poisoned codes.
   Tensor& out = outs.at("out");
   Tensor& ml = outs.at("max_logits");
   Tensor& lse = outs.at("lse");
-  const std::int64_t rows = s.s_q * s.h_q;
-  std::vector<std::uint16_t> hout(static_cast<std::size_t>(rows * s.d_v));
-  std::vector<std::uint32_t> hml(static_cast<std::size_t>(rows)), hlse(static_cast<std::size_t>(rows));
-  for (std::int64_t i = 0; i < s.s_q; ++i)
-    for (std::int64_t h = 0; h < s.h_q; ++h) {
-      hml[i * s.h_q + h] = static_cast<std::uint32_t>(ml.code({i, h}));
-      hlse[i * s.h_q + h] = static_cast<std::uint32_t>(lse.code({i, h}));
-      for (std::int64_t d = 0; d < s.d_v; ++d)
-        hout[(i * s.h_q + h) * s.d_v + d] = static_cast<std::uint16_t>(out.code({i, h, d}));
-    }
-  port::DeviceBuffer dout = upload(hout.data(), hout.size() * 2), dml = upload(hml.data(), hml.size() * 4),
-                     dlse = upload(hlse.data(), hlse.size() * 4);
+  port::DeviceBuffer dout = upload_codes(out, 16), dml = upload_codes(ml, 16), dlse = upload_codes(lse, 16);
 
   port::Stream stream;
   const PrefillBuffers io{dq.data(), dkv.data(), didx.as<int>(), sink ? dsink.as<float>() : nullptr,
@@ -140,34 +111,24 @@ Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
   for (int r = 0; r < std::max(1, o.repeats); ++r) launch_sparse_mla_prefill(plan, io, args, stream);
   stream.synchronize();
 
-  if (!hout.empty()) dout.copy_to_host(hout.data(), hout.size() * 2);
-  if (rows) {
-    dml.copy_to_host(hml.data(), hml.size() * 4);
-    dlse.copy_to_host(hlse.data(), hlse.size() * 4);
-  }
-  for (std::int64_t i = 0; i < s.s_q; ++i)
-    for (std::int64_t h = 0; h < s.h_q; ++h) {
-      ml.set_code({i, h}, hml[i * s.h_q + h]);
-      lse.set_code({i, h}, hlse[i * s.h_q + h]);
-      for (std::int64_t d = 0; d < s.d_v; ++d) out.set_code({i, h, d}, hout[(i * s.h_q + h) * s.d_v + d]);
-    }
+  download_codes(dout, out);
+  download_codes(dml, ml);
+  download_codes(dlse, lse);
 
-  Json j;
-  j["kernel"] = kOp;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid_x, plan.grid_y, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["lds_bytes"] = Json::object();
-  for (const auto& r : plan.lds_regions()) j["lds_bytes"][r.name] = r.bytes;
+  Json j = plan_json({.kernel = kOp,
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.grid_x, plan.grid_y, 1},
+                      .block = plan.block,
+                      .lds_bytes = lds_json(plan.lds_regions()),
+                      .lds_capacity = plan.lds_capacity,
+                      .workspace_bytes = plan.workspace_bytes,
+                      .tile_map = tile_map_json("out", 1, "token (workgroup row)", plan.heads * s.d_v,
+                                                "head group (heads x d_v)", 1),
+                      .text = plan.describe()});
   j["lds_bytes"]["total"] = plan.lds_bytes;
-  j["lds_capacity"] = plan.lds_capacity;
-  j["workspace_bytes"] = plan.workspace_bytes;
   j["tile_k"] = plan.tile_k;
   j["k_tiles"] = plan.k_tiles;
   j["heads_per_workgroup"] = plan.heads;
-  j["tile_map"] = {{"output", "out"}, {"row_dims", 1}, {"row_tile", 1}, {"row_name", "token (workgroup row)"},
-                   {"col_tile", plan.heads * s.d_v}, {"col_name", "head group (heads x d_v)"}};
-  j["text"] = plan.describe();
   return j;
 }
 

@@ -4,11 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <vector>
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
-#include "kernels/port/sim.hpp"
 #include "kernels/topk/topk_kernel.hpp"
 
 namespace dsv4::kernels {
@@ -17,12 +15,6 @@ namespace {
 
 using namespace topk;
 constexpr const char* kOp = "topk";
-
-std::vector<int> to_i32(const Tensor& t) {
-  std::vector<int> v(static_cast<std::size_t>(t.numel()));
-  for (std::int64_t i = 0; i < t.numel(); ++i) v[i] = static_cast<int>(t.get_linear(i));
-  return v;
-}
 
 Json run_topk(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const Tensor& logits = c.in("logits");
@@ -43,41 +35,28 @@ Json run_topk(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const TopkPlan plan = make_topk_plan(shape, arch, opt);
   if (!plan.ok) throw CannotImplement("topk kernel cannot implement this case: " + plan.reason);
 
-  const Tensor lc = logits.contiguous();
-  port::DeviceBuffer dl(std::max<std::size_t>(4, lc.numel() * 4));
-  if (lc.numel()) dl.copy_from_host(lc.data(), lc.numel() * 4);
-  const std::vector<int> rs = to_i32(c.in("row_starts")), re = to_i32(c.in("row_ends"));
-  port::DeviceBuffer ds(std::max<std::size_t>(4, rs.size() * 4)), de(std::max<std::size_t>(4, re.size() * 4));
-  if (!rs.empty()) ds.copy_from_host(rs.data(), rs.size() * 4), de.copy_from_host(re.data(), re.size() * 4);
+  // Every tensor here has 4-byte elements (F32 logits, I32 row bounds and indices).
   Tensor& out = outs.at("topk_indices");
-  std::vector<int> oh(static_cast<std::size_t>(out.numel()));
-  for (std::int64_t i = 0; i < out.numel(); ++i) oh[i] = static_cast<int>(static_cast<std::uint32_t>(out.code_linear(i)));
-  port::DeviceBuffer dout(std::max<std::size_t>(4, oh.size() * 4));
-  if (!oh.empty()) dout.copy_from_host(oh.data(), oh.size() * 4);
+  port::DeviceBuffer dl = upload_contiguous(logits, 4), ds = upload_codes(c.in("row_starts"), 4),
+                     de = upload_codes(c.in("row_ends"), 4), dout = upload_codes(out, 4);
 
   port::Stream stream;
   const TopkBuffers io{static_cast<const float*>(dl.data()), static_cast<const int*>(ds.data()),
                        static_cast<const int*>(de.data()), static_cast<int*>(dout.data())};
   for (int r = 0; r < std::max(1, o.repeats); ++r) launch_topk(plan, io, stream);
   stream.synchronize();
-  if (!oh.empty()) dout.copy_to_host(oh.data(), oh.size() * 4);
-  for (std::int64_t i = 0; i < out.numel(); ++i) out.set_code_linear(i, static_cast<std::uint32_t>(oh[i]));
+  download_codes(dout, out);
 
-  Json j;
-  j["kernel"] = "topk";
-  j["variant"] = variant_name(plan.options.variant);
+  Json j = plan_json({.kernel = kOp,
+                      .variant = variant_name(plan.options.variant),
+                      .grid = {plan.grid, 1, 1},
+                      .block = plan.block,
+                      .wave_size = plan.wave_size,
+                      .lds_bytes = lds_json(plan.lds),
+                      .lds_capacity = plan.lds_capacity,
+                      .tile_map = tile_map_json("topk_indices", 1, "row (one block per row)", shape.topk, "slots"),
+                      .text = plan.describe()});
   j["algorithm"] = "radix select 11/11/10 bits (LDS histogram + block suffix scan), then one selection pass";
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["wave_size"] = plan.wave_size;
-  Json lds = Json::object();
-  for (const auto& cv : plan.lds) lds[cv.name] = cv.bytes;
-  j["lds_bytes"] = lds;
-  j["lds_capacity"] = plan.lds_capacity;
-  j["workspace_bytes"] = 0;
-  j["tile_map"] = {{"output", "topk_indices"}, {"row_tile", 1}, {"row_name", "row (one block per row)"},
-                   {"col_tile", shape.topk}, {"col_name", "slots"}};
-  j["text"] = plan.describe();
   return j;
 }
 
