@@ -12,6 +12,7 @@
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
+#include "kernels/quant_fp8/quant_kernel_params.hpp"
 #include "kernels/skinny_gemm/skinny_convert.hpp"
 
 namespace dsv4::kernels::inv_rope {
@@ -130,14 +131,8 @@ void launch_inv_rope_kernel(const InvRopePlan& plan, const InvRopeBuffers& io, p
   p.neox = plan.options.pairing == Pairing::neox;
   p.pos_i32 = plan.shape.positions_i32;
   p.packed = plan.options.layout == ScaleLayout::packed_ue8m0;
-  p.rule = static_cast<int>(plan.rule);
   p.forward = plan.options.variant == InvRopeVariant::forward_rotation;
-  p.floor = plan.amax_floor;
-  p.em = plan.elem_max;
-  p.divide = plan.divide;
-  p.clamp = plan.clamp;
-  p.saturate = plan.saturate;
-  p.fnuz = plan.fp8 == Fp8::e4m3fnuz;
+  quant::set_recipe_params(p, plan);
   const auto T = static_cast<std::size_t>(plan.shape.t);
   port::LaunchConfig cfg{
       port::Dim3(static_cast<unsigned>(plan.grid)), port::Dim3(static_cast<unsigned>(plan.block)), 0, &stream,

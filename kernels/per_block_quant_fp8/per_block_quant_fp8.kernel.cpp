@@ -12,7 +12,7 @@
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/quant_fp8/quant_kernel_params.hpp"
 
 namespace dsv4::kernels::block_quant {
 namespace {
@@ -30,11 +30,7 @@ struct BParams {
   int divide, clamp, saturate, fnuz, buggy;
 };
 
-__device__ __forceinline__ float load_w(const BParams& p, long long i) {
-  if (p.dtype == 2) return port::global_load(static_cast<const float*>(p.w) + i);
-  const std::uint16_t h = port::global_load(static_cast<const std::uint16_t*>(p.w) + i);
-  return p.dtype == 1 ? skinny::f16_to_f32(h) : skinny::bf16_to_f32(h);
-}
+__device__ __forceinline__ float load_w(const BParams& p, long long i) { return quant::load_input<&BParams::w>(p, i); }
 
 // amax over the block: wave butterfly, then the cross-wave stage in LDS (part[0..waves), part[kMaxWaves] = result).
 // Three barriers: partials visible, result visible, and the result read before the next tile overwrites part.
@@ -126,16 +122,10 @@ void launch_block_quant_kernel(const BlockQuantPlan& plan, const BlockQuantBuffe
   p.items_per_row = plan.items_per_row;
   p.items = plan.items;
   p.ld = plan.scale_ld;
-  p.dtype = plan.shape.dtype == InputType::bf16 ? 0 : (plan.shape.dtype == InputType::f16 ? 1 : 2);
+  p.dtype = quant::input_type_code(plan.shape.dtype);
   p.layout = static_cast<int>(plan.options.layout);
   p.tpi = plan.tiles_per_item;
-  p.rule = static_cast<int>(plan.rule);
-  p.floor = plan.amax_floor;
-  p.em = plan.elem_max;
-  p.divide = plan.divide;
-  p.clamp = plan.clamp;
-  p.saturate = plan.saturate;
-  p.fnuz = plan.fp8 == Fp8::e4m3fnuz;
+  quant::set_recipe_params(p, plan);
   p.buggy = plan.options.variant == BlockQuantVariant::wave64_lds_reduction;
   const std::size_t esz = plan.shape.dtype == InputType::f32 ? 4 : 2;
   const auto nk = static_cast<std::size_t>(plan.shape.n * plan.shape.k);

@@ -9,8 +9,8 @@
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
+#include "kernels/quant_fp8/quant_kernel_params.hpp"
 #include "kernels/quant_fp8/quant_launch_detail.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
 
 namespace dsv4::kernels::quant {
 namespace {
@@ -28,11 +28,7 @@ struct QParams {
   int divide, clamp, saturate, fnuz, buggy;
 };
 
-__device__ __forceinline__ float load_x(const QParams& p, long long i) {
-  if (p.dtype == 2) return port::global_load(static_cast<const float*>(p.x) + i);
-  const std::uint16_t h = port::global_load(static_cast<const std::uint16_t*>(p.x) + i);
-  return p.dtype == 1 ? skinny::f16_to_f32(h) : skinny::bf16_to_f32(h);
-}
+__device__ __forceinline__ float load_x(const QParams& p, long long i) { return load_input<&QParams::x>(p, i); }
 
 using fp8::fmax_nan;
 
@@ -100,16 +96,10 @@ void launch_quant_kernel(const QuantPlan& plan, const QuantBuffers& io, port::St
   p.items_per_row = plan.items_per_row;
   p.items = plan.items;
   p.ld = plan.scale_ld;
-  p.dtype = plan.shape.dtype == InputType::bf16 ? 0 : (plan.shape.dtype == InputType::f16 ? 1 : 2);
+  p.dtype = input_type_code(plan.shape.dtype);
   p.layout = static_cast<int>(plan.options.layout);
   p.gpi = plan.groups_per_item;
-  p.rule = static_cast<int>(plan.rule);
-  p.floor = plan.amax_floor;
-  p.em = plan.elem_max;
-  p.divide = plan.divide;
-  p.clamp = plan.clamp;
-  p.saturate = plan.saturate;
-  p.fnuz = plan.fp8 == Fp8::e4m3fnuz;
+  set_recipe_params(p, plan);
   p.buggy = plan.options.variant == QuantVariant::wave32_reduction;
   const std::size_t esz = plan.shape.dtype == InputType::f32 ? 4 : 2;
   const auto mk = static_cast<std::size_t>(plan.shape.m * plan.shape.k);
