@@ -63,22 +63,8 @@ InvRopePlan make_inv_rope_plan(const InvRopeShape& shape, const port::ArchProfil
   quant::QuantShape qs;
   qs.m = T * G;
   qs.k = (H / G) * hd;
-  quant::QuantOptions qo;
-  qo.recipe = opt.recipe;
-  qo.fp8 = opt.fp8;
-  qo.fp8_max = opt.fp8_max;
-  qo.layout = opt.layout;
-  qo.group_size = gs;
-  qo.wave_size = p.wave_size;
-  const quant::QuantPlan qp = quant::make_quant_plan(qs, arch, qo);
-  p.fp8 = qp.fp8;
-  p.rule = qp.rule;
-  p.amax_floor = qp.amax_floor;
-  p.elem_max = qp.elem_max;
-  p.divide = qp.divide;
-  p.clamp = qp.clamp;
-  p.saturate = qp.saturate;
-  p.pow2_scale = qp.pow2_scale;
+  const quant::QuantPlan qp = quant::make_quant_plan(qs, arch, quant::recipe_options(opt, p.wave_size));
+  quant::copy_resolved_recipe(p, qp);
   if (!qp.ok) return refuse(qp.reason);
 
   p.heads_per_group = H / G;

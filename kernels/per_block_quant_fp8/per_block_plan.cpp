@@ -8,17 +8,6 @@
 
 namespace dsv4::kernels::block_quant {
 
-namespace {
-const char* layout_name(ScaleLayout l) {
-  switch (l) {
-    case ScaleLayout::row_major: return "row_major";
-    case ScaleLayout::mn_major: return "mn_major";
-    case ScaleLayout::packed_ue8m0: return "packed_ue8m0";
-  }
-  return "?";
-}
-}  // namespace
-
 const char* variant_name(BlockQuantVariant v) {
   return v == BlockQuantVariant::wave64_lds_reduction ? "wave64_lds_reduction" : "default";
 }
@@ -33,7 +22,7 @@ std::string BlockQuantPlan::describe() const {
   return fmt::format("per_block_quant_fp8 {} N={} K={} tile={}x{} recipe={} {} fp8_max={} layout={} tiles={}x{} "
                      "items={}x{} wave={} grid={} block={} lds={}/{} variant={}{}",
                      port::profile(arch).name, shape.n, shape.k, options.group_size, options.group_size,
-                     options.recipe, fp8 == Fp8::e4m3fn ? "e4m3fn" : "e4m3fnuz", elem_max, layout_name(options.layout),
+                     options.recipe, fp8 == Fp8::e4m3fn ? "e4m3fn" : "e4m3fnuz", elem_max, quant::layout_name(options.layout),
                      n_blocks, k_blocks, items, tiles_per_item, wave_size, grid, block, lds_bytes, lds_capacity,
                      variant_name(options.variant), ok ? "" : " REFUSED: " + reason);
 }
@@ -61,22 +50,8 @@ BlockQuantPlan make_block_quant_plan(const BlockQuantShape& shape, const port::A
   qs.m = shape.n;
   qs.k = shape.k;
   qs.dtype = shape.dtype;
-  quant::QuantOptions qo;
-  qo.recipe = opt.recipe;
-  qo.fp8 = opt.fp8;
-  qo.fp8_max = opt.fp8_max;
-  qo.layout = opt.layout;
-  qo.group_size = opt.group_size;
-  qo.wave_size = p.wave_size;
-  const quant::QuantPlan qp = quant::make_quant_plan(qs, arch, qo);
-  p.fp8 = qp.fp8;
-  p.rule = qp.rule;
-  p.amax_floor = qp.amax_floor;
-  p.elem_max = qp.elem_max;
-  p.divide = qp.divide;
-  p.clamp = qp.clamp;
-  p.saturate = qp.saturate;
-  p.pow2_scale = qp.pow2_scale;
+  const quant::QuantPlan qp = quant::make_quant_plan(qs, arch, quant::recipe_options(opt, p.wave_size));
+  quant::copy_resolved_recipe(p, qp);
   if (!qp.ok) return refuse(qp.reason);
 
   const std::int64_t gs = opt.group_size;

@@ -35,6 +35,8 @@ std::string supported_list() {
   return s;
 }
 
+}  // namespace
+
 const char* layout_name(ScaleLayout l) {
   switch (l) {
     case ScaleLayout::row_major: return "row_major";
@@ -43,8 +45,6 @@ const char* layout_name(ScaleLayout l) {
   }
   return "?";
 }
-
-}  // namespace
 
 const char* variant_name(QuantVariant v) {
   return v == QuantVariant::wave32_reduction ? "wave32_reduction" : "default";

@@ -99,5 +99,32 @@ bool can_implement(const QuantShape& shape, const port::ArchProfile& arch, const
 
 const char* variant_name(QuantVariant v);
 std::optional<QuantVariant> parse_quant_variant(const std::string& s);
+const char* layout_name(ScaleLayout l);
+
+// The kernels that quantize with this recipe table (per_block_quant_fp8, inv_rope_fp8_quant) resolve their recipe
+// through make_quant_plan: recipe_options() is the QuantOptions of their options (recipe, fp8, fp8_max, layout,
+// group_size) and wave size; copy_resolved_recipe() copies the resolved fields of the QuantPlan into their plan.
+template <class Options>
+QuantOptions recipe_options(const Options& opt, int wave_size) {
+  QuantOptions qo;
+  qo.recipe = opt.recipe;
+  qo.fp8 = opt.fp8;
+  qo.fp8_max = opt.fp8_max;
+  qo.layout = opt.layout;
+  qo.group_size = opt.group_size;
+  qo.wave_size = wave_size;
+  return qo;
+}
+template <class Plan>
+void copy_resolved_recipe(Plan& p, const QuantPlan& qp) {
+  p.fp8 = qp.fp8;
+  p.rule = qp.rule;
+  p.amax_floor = qp.amax_floor;
+  p.elem_max = qp.elem_max;
+  p.divide = qp.divide;
+  p.clamp = qp.clamp;
+  p.saturate = qp.saturate;
+  p.pow2_scale = qp.pow2_scale;
+}
 
 }  // namespace dsv4::kernels::quant
