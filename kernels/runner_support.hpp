@@ -85,6 +85,18 @@ struct PlanFields {
 };
 Json plan_json(const PlanFields& f);
 
+// The PlanFields a plan with the usual members gives: variant_name(plan.options.variant) (found with the plan's
+// namespace), grid [plan.grid, 1, 1], plan.block, plan.wave_size and plan.describe(); the runner adds the rest.
+template <class Plan>
+PlanFields plan_fields(const std::string& kernel, const Plan& plan) {
+  return PlanFields{.kernel = kernel,
+                    .variant = variant_name(plan.options.variant),
+                    .grid = {plan.grid, 1, 1},
+                    .block = plan.block,
+                    .wave_size = plan.wave_size,
+                    .text = plan.describe()};
+}
+
 // The tile map of the oracle's localisation (rows x columns over the output's 2-D view); row_dims only when set.
 Json tile_map_json(const std::string& output, std::int64_t row_tile, const std::string& row_name,
                    std::int64_t col_tile, const std::string& col_name, std::optional<int> row_dims = std::nullopt);

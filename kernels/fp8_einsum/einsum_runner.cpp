@@ -13,24 +13,18 @@ using namespace bsgemm;
 constexpr const char* kOp = "fp8_einsum";
 
 Json run_einsum(const OpCase& c, Outputs& outs, const RunOptions& o) {
-  const Tensor& x = c.in("x");
-  const Tensor& w = c.in("w");
-  const Tensor& x_sf = c.in("x_sf");
-  const Tensor& w_sf = c.in("w_sf");
-  if (x.dim() != 3 || w.dim() != 3 || x_sf.dim() != 3 || w_sf.dim() != 3)
-    throw InputError(std::string(kOp) + ": x, w, x_sf, w_sf must be 3-D");
+  const GemmOperands g = read_operands(kOp, c, 3);
   einsum::EinsumShape s;
   s.expr = c.attrs.at("expr").get<std::string>();
   s.recipe = c.attrs.at("recipe").get<std::string>();
-  s.b = x.size(0);
-  s.h = x.size(1);
-  s.r = x.size(2);
-  s.d = w.size(1);
-  s.fp8 = fp8_of(kOp, "x", x);
-  if (fp8_of(kOp, "w", w) != s.fp8) throw InputError(std::string(kOp) + ": argument 'w' must have x's fp8 dtype");
-  s.x_scale = scale_kind_of(kOp, "x_sf", x_sf);
-  s.w_scale = scale_kind_of(kOp, "w_sf", w_sf);
-  s.has_c = c.has("c");
+  s.b = g.x.size(0);
+  s.h = g.x.size(1);
+  s.r = g.x.size(2);
+  s.d = g.w.size(1);
+  s.fp8 = g.fp8;
+  s.x_scale = g.x_scale;
+  s.w_scale = g.w_scale;
+  s.has_c = g.c != nullptr;
   BsGemmOptions opt;
   opt.variant = variant_of(kOp, o);
   const port::ArchProfile& arch = run_arch(kOp, o);
@@ -38,20 +32,16 @@ Json run_einsum(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const einsum::EinsumPlan plan = einsum::make_einsum_plan(s, arch, opt);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 
-  const DeviceTensor dx = upload(x.stride(2) == 1 ? x : x.contiguous());
-  const DeviceTensor dw = upload(w.stride(2) == 1 ? w : w.contiguous());
-  const DeviceTensor dxs = upload(x_sf), dws = upload(w_sf);
-  DeviceTensor dc;
-  if (s.has_c) dc = upload(c.in("c"));
+  const DeviceOperands dv = upload_operands(g, 2);  // K (r) is dimension 2
   Tensor& d = outs.at("d");
   port::DeviceBuffer dd = upload_codes(d, 4);
 
   BsGemmBuffers io;
-  io.x = {dx.buf.data(), dx.stride(1), dx.stride(0)};
-  io.w = {dw.buf.data(), dw.stride(0), dw.stride(1)};
-  io.x_sf = {dxs.buf.data(), dxs.stride(1), dxs.stride(0), dxs.stride(2)};
-  io.w_sf = {dws.buf.data(), dws.stride(0), dws.stride(1), dws.stride(2)};
-  if (s.has_c) io.c = {dc.buf.data(), dc.stride(1), dc.stride(0), dc.stride(2)};
+  io.x = {dv.x.buf.data(), dv.x.stride(1), dv.x.stride(0)};
+  io.w = {dv.w.buf.data(), dv.w.stride(0), dv.w.stride(1)};
+  io.x_sf = {dv.x_sf.buf.data(), dv.x_sf.stride(1), dv.x_sf.stride(0), dv.x_sf.stride(2)};
+  io.w_sf = {dv.w_sf.buf.data(), dv.w_sf.stride(0), dv.w_sf.stride(1), dv.w_sf.stride(2)};
+  if (s.has_c) io.c = {dv.c.buf.data(), dv.c.stride(1), dv.c.stride(0), dv.c.stride(2)};
   io.d = {dd.data(), s.d, s.h * s.d, 1};
 
   port::Stream stream;

@@ -46,6 +46,28 @@ BsVariant variant_of(const std::string& op, const RunOptions& o) {
   return v;
 }
 
+GemmOperands read_operands(const std::string& op, const OpCase& c, int dims) {
+  GemmOperands g{c.in("x"), c.in("w"), c.in("x_sf"), c.in("w_sf")};
+  if (g.x.dim() != dims || g.w.dim() != dims || g.x_sf.dim() != dims || g.w_sf.dim() != dims)
+    throw InputError(op + ": x, w, x_sf, w_sf must be " + std::to_string(dims) + "-D");
+  g.fp8 = fp8_of(op, "x", g.x);
+  if (fp8_of(op, "w", g.w) != g.fp8) throw InputError(op + ": argument 'w' must have x's fp8 dtype");
+  g.x_scale = scale_kind_of(op, "x_sf", g.x_sf);
+  g.w_scale = scale_kind_of(op, "w_sf", g.w_sf);
+  if (c.has("c")) g.c = &c.in("c");
+  return g;
+}
+
+DeviceOperands upload_operands(const GemmOperands& g, int k_dim) {
+  DeviceOperands d;
+  d.x = upload(g.x.stride(k_dim) == 1 ? g.x : g.x.contiguous());
+  d.w = upload(g.w.stride(k_dim) == 1 ? g.w : g.w.contiguous());
+  d.x_sf = upload(g.x_sf);
+  d.w_sf = upload(g.w_sf);
+  if (g.c) d.c = upload(*g.c);
+  return d;
+}
+
 Json plan_json(const std::string& kernel, const BsGemmPlan& plan, std::int64_t row_tile, const std::string& row_name) {
   Json j = kernels::plan_json({.kernel = kernel,
                                .variant = variant_name(plan.options.variant),

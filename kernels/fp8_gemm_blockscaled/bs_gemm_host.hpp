@@ -30,6 +30,26 @@ ScaleKind scale_kind_of(const std::string& op, const std::string& arg, const Ten
 
 BsVariant variant_of(const std::string& op, const RunOptions& o);
 
+// The operands both runners read: x, w, x_sf, w_sf (all `dims`-D, InputError otherwise), the optional c, and their
+// kinds (x and w of one fp8 dtype).
+struct GemmOperands {
+  const Tensor& x;
+  const Tensor& w;
+  const Tensor& x_sf;
+  const Tensor& w_sf;
+  const Tensor* c = nullptr;
+  Fp8 fp8 = Fp8::e4m3fn;
+  ScaleKind x_scale = ScaleKind::f32, w_scale = ScaleKind::f32;
+};
+GemmOperands read_operands(const std::string& op, const OpCase& c, int dims);
+
+// Device copies of the operands (upload()); x and w need unit stride along K (dimension k_dim, the kernel's byte
+// rows), so other layouts go as contiguous copies. c only when present.
+struct DeviceOperands {
+  DeviceTensor x, w, x_sf, w_sf, c;
+};
+DeviceOperands upload_operands(const GemmOperands& g, int k_dim);
+
 // Plan JSON (kernel-registry convention). row_tile / row_name: the tile map's row axis over d's 2-D view.
 Json plan_json(const std::string& kernel, const BsGemmPlan& plan, std::int64_t row_tile, const std::string& row_name);
 

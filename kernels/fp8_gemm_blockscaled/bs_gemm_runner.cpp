@@ -12,22 +12,16 @@ using namespace bsgemm;
 constexpr const char* kOp = "fp8_gemm_blockscaled";
 
 Json run_bs_gemm(const OpCase& c, Outputs& outs, const RunOptions& o) {
-  const Tensor& x = c.in("x");
-  const Tensor& w = c.in("w");
-  const Tensor& x_sf = c.in("x_sf");
-  const Tensor& w_sf = c.in("w_sf");
-  if (x.dim() != 2 || w.dim() != 2 || x_sf.dim() != 2 || w_sf.dim() != 2)
-    throw InputError(std::string(kOp) + ": x, w, x_sf, w_sf must be 2-D");
+  const GemmOperands g = read_operands(kOp, c, 2);
   BsGemmShape s;
-  s.m = x.size(0);
-  s.k = x.size(1);
-  s.n = w.size(0);
-  s.fp8 = fp8_of(kOp, "x", x);
-  if (fp8_of(kOp, "w", w) != s.fp8) throw InputError(std::string(kOp) + ": argument 'w' must have x's fp8 dtype");
-  s.x_scale = scale_kind_of(kOp, "x_sf", x_sf);
-  s.w_scale = scale_kind_of(kOp, "w_sf", w_sf);
-  s.w_row_block = w_sf.size(0) == (s.n + 127) / 128 ? 128 : 1;
-  s.has_c = c.has("c");
+  s.m = g.x.size(0);
+  s.k = g.x.size(1);
+  s.n = g.w.size(0);
+  s.fp8 = g.fp8;
+  s.x_scale = g.x_scale;
+  s.w_scale = g.w_scale;
+  s.w_row_block = g.w_sf.size(0) == (s.n + 127) / 128 ? 128 : 1;
+  s.has_c = g.c != nullptr;
   Tensor& d = outs.at("d");
   s.out = d.dtype() == DType::F32 ? OutType::f32 : OutType::bf16;
   BsGemmOptions opt;
@@ -37,20 +31,15 @@ Json run_bs_gemm(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const BsGemmPlan plan = make_plan(s, arch, opt);
   if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
 
-  // x and w need unit stride along K (the kernel's byte rows); other layouts go as contiguous copies.
-  const DeviceTensor dx = upload(x.stride(1) == 1 ? x : x.contiguous());
-  const DeviceTensor dw = upload(w.stride(1) == 1 ? w : w.contiguous());
-  const DeviceTensor dxs = upload(x_sf), dws = upload(w_sf);
-  DeviceTensor dc;
-  if (s.has_c) dc = upload(c.in("c"));
+  const DeviceOperands dv = upload_operands(g, 1);  // K is dimension 1
   port::DeviceBuffer dd = upload_codes(d, 4);
 
   BsGemmBuffers io;
-  io.x = {dx.buf.data(), 0, dx.stride(0)};
-  io.w = {dw.buf.data(), 0, dw.stride(0)};
-  io.x_sf = {dxs.buf.data(), 0, dxs.stride(0), dxs.stride(1)};
-  io.w_sf = {dws.buf.data(), 0, dws.stride(0), dws.stride(1)};
-  if (s.has_c) io.c = {dc.buf.data(), 0, dc.stride(0), dc.stride(1)};
+  io.x = {dv.x.buf.data(), 0, dv.x.stride(0)};
+  io.w = {dv.w.buf.data(), 0, dv.w.stride(0)};
+  io.x_sf = {dv.x_sf.buf.data(), 0, dv.x_sf.stride(0), dv.x_sf.stride(1)};
+  io.w_sf = {dv.w_sf.buf.data(), 0, dv.w_sf.stride(0), dv.w_sf.stride(1)};
+  if (s.has_c) io.c = {dv.c.buf.data(), 0, dv.c.stride(0), dv.c.stride(1)};
   io.d = {dd.data(), 0, s.n, 1};  // the caller's d is read back in row-major logical order
 
   port::Stream stream;

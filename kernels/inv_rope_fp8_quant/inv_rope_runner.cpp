@@ -7,6 +7,7 @@
 #include <algorithm>
 
 #include "kernels/inv_rope_fp8_quant/inv_rope_fp8_quant.hpp"
+#include "kernels/quant_fp8/quant_runner_support.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
 
@@ -33,13 +34,7 @@ Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
   shape.max_pos = cache.size(0);
   shape.positions_i32 = pos.dtype() == DType::I32;
   InvRopeOptions opt;
-  opt.recipe = c.attrs.at("scale_recipe").get<std::string>();
-  opt.fp8 = c.attrs.at("fp8_dtype").get<std::string>() == "e4m3fnuz" ? Fp8::e4m3fnuz : Fp8::e4m3fn;
-  if (!c.attrs.at("fp8_max").is_null()) opt.fp8_max = c.attrs.at("fp8_max").get<double>();
-  const std::string layout = c.attrs.at("scale_layout").get<std::string>();
-  opt.layout = layout == "packed_ue8m0" ? ScaleLayout::packed_ue8m0
-               : layout == "mn_major" ? ScaleLayout::mn_major : ScaleLayout::row_major;
-  opt.group_size = c.attrs.at("group_size").get<std::int64_t>();
+  quant::read_recipe_attrs(c, opt);
   opt.n_groups = c.attrs.at("n_groups").get<std::int64_t>();
   opt.rope_dim = c.attrs.at("rope_dim").get<std::int64_t>();
   const std::string pairing = c.attrs.at("pairing").get<std::string>();
@@ -80,14 +75,10 @@ Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
   download_codes(dq, q_dev);
   download_codes(ds, s_dev);
 
-  return plan_json({.kernel = kOp,
-                    .variant = variant_name(plan.options.variant),
-                    .grid = {plan.grid, 1, 1},
-                    .block = plan.block,
-                    .wave_size = plan.wave_size,
-                    .lds_capacity = arch.lds_bytes_per_block,
-                    .tile_map = tile_map_json("o_fp8", 1, "token (one wave per head)", opt.group_size, "group"),
-                    .text = plan.describe()});
+  PlanFields f = plan_fields(kOp, plan);
+  f.lds_capacity = arch.lds_bytes_per_block;
+  f.tile_map = tile_map_json("o_fp8", 1, "token (one wave per head)", opt.group_size, "group");
+  return plan_json(f);
 }
 
 }  // namespace

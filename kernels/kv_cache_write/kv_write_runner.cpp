@@ -93,14 +93,10 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
     for (std::int64_t i = need; i < stride; ++i) padding_untouched = padding_untouched && blk[i] == before[b * stride + i];
   }
 
-  Json j = plan_json({.kernel = kOp,
-                      .variant = variant_name(plan.options.variant),
-                      .grid = {plan.grid, 1, 1},
-                      .block = plan.block,
-                      .wave_size = plan.wave_size,
-                      .lds_capacity = arch.lds_bytes_per_block,
-                      .tile_map = tile_map_json("k_cache", 1, "block", bpt, "token (one wave per token)", 1),
-                      .text = plan.describe()});
+  PlanFields f = plan_fields(kOp, plan);
+  f.lds_capacity = arch.lds_bytes_per_block;
+  f.tile_map = tile_map_json("k_cache", 1, "block", bpt, "token (one wave per token)", 1);
+  Json j = plan_json(f);
   j["block_stride"] = stride;
   j["block_padding_untouched"] = padding_untouched;
   return j;

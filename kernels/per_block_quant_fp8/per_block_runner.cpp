@@ -9,6 +9,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
 #include "kernels/per_block_quant_fp8/per_block_quant_fp8.hpp"
+#include "kernels/quant_fp8/quant_runner_support.hpp"
 
 namespace dsv4::kernels {
 
@@ -23,20 +24,9 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   BlockQuantShape shape;
   shape.n = w.size(0);
   shape.k = w.size(1);
-  switch (w.dtype()) {
-    case DType::BF16: shape.dtype = InputType::bf16; break;
-    case DType::F16: shape.dtype = InputType::f16; break;
-    case DType::F32: shape.dtype = InputType::f32; break;
-    default: throw InputError(std::string(kOp) + ": argument 'w' must be BF16, F16 or F32");
-  }
+  shape.dtype = quant::input_type_of(w, kOp, "w");
   BlockQuantOptions opt;
-  opt.recipe = c.attrs.at("scale_recipe").get<std::string>();
-  opt.fp8 = c.attrs.at("fp8_dtype").get<std::string>() == "e4m3fnuz" ? Fp8::e4m3fnuz : Fp8::e4m3fn;
-  if (!c.attrs.at("fp8_max").is_null()) opt.fp8_max = c.attrs.at("fp8_max").get<double>();
-  const std::string layout = c.attrs.at("scale_layout").get<std::string>();
-  opt.layout = layout == "mn_major" ? ScaleLayout::mn_major
-               : layout == "packed_ue8m0" ? ScaleLayout::packed_ue8m0 : ScaleLayout::row_major;
-  opt.group_size = c.attrs.at("group_size").get<std::int64_t>();
+  quant::read_recipe_attrs(c, opt);
   const auto v = parse_block_quant_variant(o.variant);
   if (!v) throw InputError(std::string(kOp) + ": unknown variant '" + o.variant + "' (default, wave64_lds_reduction)");
   opt.variant = *v;
@@ -48,10 +38,9 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   Tensor& wq = outs.at("w_q");
   Tensor& ws = outs.at("w_s");
   port::DeviceBuffer dw = upload_contiguous(w, 1), dq = upload_codes(wq, 1);
-  // Device scale layout: logical element (i, j) at word (i, j) of the plan's layout.
-  WordLayout scales(ws, plan.scale_rows, plan.scale_cols, plan.scale_bytes / 4, [&](std::int64_t i, std::int64_t j) {
-    return opt.layout == ScaleLayout::row_major ? i * plan.scale_ld + j : j * plan.scale_ld + i;
-  }, 4);
+  // Device scale layout: logical element (i, j) at word i·ld + j (row_major) or j·ld + i; padding rows 0xA5 bytes.
+  WordLayout scales =
+      quant::scale_words(ws, plan.scale_rows, plan.scale_cols, plan.scale_ld, plan.scale_bytes, opt.layout);
 
   port::Stream stream;
   for (int r = 0; r < std::max(1, o.repeats); ++r)
@@ -63,15 +52,11 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   // The padding rows of mn_major / packed (the words no element of w_s maps to) must come back 0.
   const bool padding_zero = opt.layout == ScaleLayout::row_major || scales.unmapped_words_equal(0);
 
-  Json j = plan_json({.kernel = kOp,
-                      .variant = variant_name(plan.options.variant),
-                      .grid = {plan.grid, 1, 1},
-                      .block = plan.block,
-                      .wave_size = plan.wave_size,
-                      .lds_bytes = {{"amax_partials", plan.lds_bytes}},
-                      .lds_capacity = plan.lds_capacity,
-                      .tile_map = tile_map_json("w_q", opt.group_size, "N-block", opt.group_size, "K-block"),
-                      .text = plan.describe()});
+  PlanFields f = plan_fields(kOp, plan);
+  f.lds_bytes = {{"amax_partials", plan.lds_bytes}};
+  f.lds_capacity = plan.lds_capacity;
+  f.tile_map = tile_map_json("w_q", opt.group_size, "N-block", opt.group_size, "K-block");
+  Json j = plan_json(f);
   j["scale_padding_rows_zero"] = padding_zero;
   return j;
 }

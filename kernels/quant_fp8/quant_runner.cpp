@@ -9,6 +9,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/runner_support.hpp"
 #include "kernels/quant_fp8/quant_fp8.hpp"
+#include "kernels/quant_fp8/quant_runner_support.hpp"
 
 namespace dsv4::kernels {
 
@@ -22,20 +23,9 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   QuantShape shape;
   shape.m = x.size(0);
   shape.k = x.size(1);
-  switch (x.dtype()) {
-    case DType::BF16: shape.dtype = InputType::bf16; break;
-    case DType::F16: shape.dtype = InputType::f16; break;
-    case DType::F32: shape.dtype = InputType::f32; break;
-    default: throw InputError("per_token_group_quant_fp8: argument 'x' must be BF16, F16 or F32");
-  }
+  shape.dtype = input_type_of(x, "per_token_group_quant_fp8", "x");
   QuantOptions opt;
-  opt.recipe = c.attrs.at("scale_recipe").get<std::string>();
-  opt.fp8 = c.attrs.at("fp8_dtype").get<std::string>() == "e4m3fnuz" ? Fp8::e4m3fnuz : Fp8::e4m3fn;
-  if (!c.attrs.at("fp8_max").is_null()) opt.fp8_max = c.attrs.at("fp8_max").get<double>();
-  const std::string layout = c.attrs.at("scale_layout").get<std::string>();
-  opt.layout = layout == "mn_major" ? ScaleLayout::mn_major
-               : layout == "packed_ue8m0" ? ScaleLayout::packed_ue8m0 : ScaleLayout::row_major;
-  opt.group_size = c.attrs.at("group_size").get<std::int64_t>();
+  read_recipe_attrs(c, opt);
   const auto v = parse_quant_variant(o.variant);
   if (!v) throw InputError("per_token_group_quant_fp8: unknown variant '" + o.variant + "' (default, wave32_reduction)");
   opt.variant = *v;
@@ -46,14 +36,11 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
 
   Tensor& xq = outs.at("x_q");
   Tensor& xs = outs.at("x_s");
-  const std::int64_t M = shape.m, G = plan.groups;
   port::DeviceBuffer dx = upload_contiguous(x, 1), dq = upload_codes(xq, 1);
-  // Device scale layout: element (m, j) (j = group, or packed word) at word (m, j) of the plan's layout.
-  const bool packed = opt.layout == ScaleLayout::packed_ue8m0;
-  const std::int64_t cols = packed ? plan.scale_words : G;
-  WordLayout scales(xs, M, cols, plan.scale_bytes / 4, [&](std::int64_t m, std::int64_t j) {
-    return opt.layout == ScaleLayout::row_major ? m * G + j : j * plan.scale_ld + m;
-  }, 4);
+  // Device scale layout: element (m, j) (j = group, or packed word) at word m·G + j (row_major, ld = G) or
+  // j·ld + m; padding rows m >= M start as 0xA5 bytes.
+  const std::int64_t cols = opt.layout == ScaleLayout::packed_ue8m0 ? plan.scale_words : plan.groups;
+  WordLayout scales = scale_words(xs, shape.m, cols, plan.scale_ld, plan.scale_bytes, opt.layout);
 
   port::Stream stream;
   for (int r = 0; r < std::max(1, o.repeats); ++r)
@@ -65,14 +52,10 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   // The padding rows of mn_major / packed (the words no element of [M, cols] maps to) must come back 0.
   const bool padding_zero = opt.layout == ScaleLayout::row_major || scales.unmapped_words_equal(0);
 
-  Json j = plan_json({.kernel = "per_token_group_quant_fp8",
-                      .variant = variant_name(plan.options.variant),
-                      .grid = {plan.grid, 1, 1},
-                      .block = plan.block,
-                      .wave_size = plan.wave_size,
-                      .lds_capacity = arch.lds_bytes_per_block,
-                      .tile_map = tile_map_json("x_q", 1, "row (one wave per group)", opt.group_size, "group"),
-                      .text = plan.describe()});
+  PlanFields f = plan_fields("per_token_group_quant_fp8", plan);
+  f.lds_capacity = arch.lds_bytes_per_block;
+  f.tile_map = tile_map_json("x_q", 1, "row (one wave per group)", opt.group_size, "group");
+  Json j = plan_json(f);
   j["scale_padding_rows_zero"] = padding_zero;
   return j;
 }

@@ -47,15 +47,11 @@ Json run_topk(const OpCase& c, Outputs& outs, const RunOptions& o) {
   stream.synchronize();
   download_codes(dout, out);
 
-  Json j = plan_json({.kernel = kOp,
-                      .variant = variant_name(plan.options.variant),
-                      .grid = {plan.grid, 1, 1},
-                      .block = plan.block,
-                      .wave_size = plan.wave_size,
-                      .lds_bytes = lds_json(plan.lds),
-                      .lds_capacity = plan.lds_capacity,
-                      .tile_map = tile_map_json("topk_indices", 1, "row (one block per row)", shape.topk, "slots"),
-                      .text = plan.describe()});
+  PlanFields f = plan_fields(kOp, plan);
+  f.lds_bytes = lds_json(plan.lds);
+  f.lds_capacity = plan.lds_capacity;
+  f.tile_map = tile_map_json("topk_indices", 1, "row (one block per row)", shape.topk, "slots");
+  Json j = plan_json(f);
   j["algorithm"] = "radix select 11/11/10 bits (LDS histogram + block suffix scan), then one selection pass";
   return j;
 }
