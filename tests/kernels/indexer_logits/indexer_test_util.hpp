@@ -22,10 +22,17 @@
 #include "reference/ops/common/quant_fp8_encode.hpp"
 #include "reference/ops/indexer_logits/indexer_bound.hpp"
 #include "reference/ops/indexer_logits_paged/indexer_logits_paged.hpp"
+#include "tests/kernels/quant_fp8/kernel_case.hpp"
 
 namespace dsv4::test::idx {
 
 inline constexpr std::uint32_t kSentinel = 0x7FA51234u;  // a NaN payload nobody computes
+
+// The registry run under the default oracle passed and left the plan's logits row padding untouched.
+inline void expect_runner_pass(const kern::Checked& r, const std::string& what) {
+  EXPECT_TRUE(r.verdict.pass) << what << ": " << r.summary();
+  EXPECT_TRUE(r.run.plan.value("row_padding_untouched", false)) << what << ": row padding written";
+}
 
 // Runs op's kernel (registry, this backend) on c into F32 [rows, width] outputs filled with kSentinel.
 inline Tensor run_kernel(const std::string& op, const OpCase& c, std::int64_t rows, std::int64_t width,

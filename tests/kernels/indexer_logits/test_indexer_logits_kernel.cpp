@@ -30,11 +30,6 @@ std::int64_t width_of(const OpCase& c) {
   return m > 0 ? m : c.in("kv").size(0);
 }
 
-void expect_pass(const Checked& r, const std::string& what) {
-  EXPECT_TRUE(r.verdict.pass) << what << ": " << r.summary();
-  EXPECT_TRUE(r.run.plan.value("row_padding_untouched", false)) << what << ": row padding written";
-}
-
 }  // namespace
 
 TEST_F(IndexerKernel, GeneratedShapesUnderOracleAndErrorModelBothWavesBothFlavours) {
@@ -52,7 +47,7 @@ TEST_F(IndexerKernel, GeneratedShapesUnderOracleAndErrorModelBothWavesBothFlavou
       c.attrs = {{"clean_logits", true}, {"max_seqlen_k", 0}, {"dot", "fp32"}};
       const Checked r = run_and_judge(kOp, c);
       const std::string what = "wave " + std::to_string(w) + " " + s.dump();
-      expect_pass(r, what);
+      expect_runner_pass(r, what);
       ASSERT_EQ(r.verdict.outputs.size(), 1u) << what;
       EXPECT_EQ(r.verdict.outputs[0].policy, "error-bound") << what << ": the op registers its error model";
       EXPECT_EQ(r.run.plan.value("wave_size", 0), w) << what;
@@ -77,7 +72,7 @@ TEST_F(IndexerKernel, RaggedAndEmptyRangesAcrossTileEdgesCleanAndUnclean) {
       c.attrs["clean_logits"] = clean;
       const std::string what = "wave " + std::to_string(w) + " clean " + std::to_string(clean);
       EXPECT_EQ(check_nonpaged(c, run_kernel(kOp, c, c.in("q").size(0), width_of(c)), what), 0) << what;
-      expect_pass(run_and_judge(kOp, c), what + " (oracle)");
+      expect_runner_pass(run_and_judge(kOp, c), what + " (oracle)");
     }
   }
 }
@@ -89,7 +84,7 @@ TEST_F(IndexerKernel, CompressedRowsLeaveColumnsPastTheRangeUnwritten) {
   c.attrs["clean_logits"] = false;
   c.attrs["max_seqlen_k"] = 140;
   EXPECT_EQ(check_nonpaged(c, run_kernel(kOp, c, 5, 140), "compressed"), 0);
-  expect_pass(run_and_judge(kOp, c), "compressed (oracle)");
+  expect_runner_pass(run_and_judge(kOp, c), "compressed (oracle)");
 }
 
 TEST_F(IndexerKernel, EveryFp8CodeDecodesExactlyBothFlavours) {
@@ -139,7 +134,7 @@ TEST_F(IndexerKernel, KeOffByOneVariantIsCaught) {
   auto rng = dsv4::test::rng_for_current_test();
   OpCase c = generate(kOp, Json{{"S", 4}, {"S_kv", 60}, {"H", 4}, {"D", 32}}, rng);
   c.attrs = {{"clean_logits", true}, {"max_seqlen_k", 0}, {"dot", "fp32"}};
-  expect_pass(run_and_judge(kOp, c), "default");
+  expect_runner_pass(run_and_judge(kOp, c), "default");
   const Checked bad = run_and_judge(kOp, c, "ke_off_by_one");
   EXPECT_FALSE(bad.verdict.pass) << "the oracle must catch a dropped last key: " << bad.summary();
   EXPECT_GT(check_nonpaged(c, run_kernel(kOp, c, 4, 60, "ke_off_by_one"), "off by one", false), 0);

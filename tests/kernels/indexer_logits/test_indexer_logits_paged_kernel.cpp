@@ -23,12 +23,10 @@ constexpr const char* kOp = "indexer_logits_paged";
 
 class PagedKernel : public KernelTest {};
 
-void expect_pass(const Checked& r, const std::string& what) {
-  EXPECT_TRUE(r.verdict.pass) << what << ": " << r.summary();
-  EXPECT_TRUE(r.run.plan.value("row_padding_untouched", false)) << what << ": row padding written";
+// The kernel on a hand-built case of spec s: logits [B·next_n, max_ctx] pre-filled with the sentinel.
+Tensor run_paged(const OpCase& c, const PagedSpec& s, const std::string& variant = "default", int repeats = 1) {
+  return run_kernel(kOp, c, s.B * s.next_n, s.max_ctx, variant, nullptr, repeats);
 }
-
-std::int64_t rows_of(const PagedSpec& s) { return s.B * s.next_n; }
 
 // Causal decode lengths L_b − next_n + t + 1 for the given per-batch L_b.
 std::vector<std::vector<std::int64_t>> causal(const std::vector<std::int64_t>& L, std::int64_t next_n) {
@@ -55,7 +53,7 @@ TEST_F(PagedKernel, GeneratedCasesNextN1To4UnderOracleBothWavesBothFlavours) {
       c.attrs["dot"] = "fp32";
       const Checked r = run_and_judge(kOp, c);
       const std::string what = "wave " + std::to_string(w) + " " + shape.dump();
-      expect_pass(r, what);
+      expect_runner_pass(r, what);
       ASSERT_EQ(r.verdict.outputs.size(), 1u) << what;
       EXPECT_EQ(r.verdict.outputs[0].policy, "error-bound") << what << ": the op registers its error model";
       EXPECT_EQ(r.run.plan.value("wave_size", 0), w) << what;
@@ -66,55 +64,36 @@ TEST_F(PagedKernel, GeneratedCasesNextN1To4UnderOracleBothWavesBothFlavours) {
 
 TEST_F(PagedKernel, ContextLens0And1PartialBlocksNaNPoisonAndGarbageTableTails) {
   auto rng = dsv4::test::rng_for_current_test();
-  PagedSpec s;
-  s.B = 4;
-  s.next_n = 2;
-  s.H = 8;
-  s.D = 64;
-  s.block_kv = 16;
-  s.max_ctx = 70;
   // Batch 0: 0 and 1 tokens; batch 1: exactly one block and one more; batch 2: a partial last block (69 = 4·16 + 5)
   // and the full width; batch 3: nothing at all (every table entry garbage).
-  s.ctx = {{0, 1}, {16, 17}, {69, 70}, {0, 0}};
-  s.extra_blocks = 3;
-  s.extra_table_cols = 2;
+  PagedSpec s{.B = 4, .next_n = 2, .H = 8, .D = 64, .block_kv = 16, .max_ctx = 70,
+              .ctx = {{0, 1}, {16, 17}, {69, 70}, {0, 0}}, .extra_blocks = 3, .extra_table_cols = 2};
   for (DType dt : {DType::F8_E4M3FN, DType::F8_E4M3FNUZ}) {
     s.dt = dt;
     const OpCase c = paged_case(rng, s);
     for (int w : waves()) {
       use_wave(w);
       const std::string what = std::string(dtype_name(dt)) + " wave " + std::to_string(w);
-      EXPECT_EQ(check_paged(c, run_kernel(kOp, c, rows_of(s), s.max_ctx), what), 0) << what;
-      expect_pass(run_and_judge(kOp, c), what + " (oracle)");
+      EXPECT_EQ(check_paged(c, run_paged(c, s), what), 0) << what;
+      expect_runner_pass(run_and_judge(kOp, c), what + " (oracle)");
     }
   }
 }
 
 TEST_F(PagedKernel, HeadDim128BlockKv64ManyBlocks) {
   auto rng = dsv4::test::rng_for_current_test();
-  PagedSpec s;
-  s.B = 2;
-  s.next_n = 1;
-  s.H = 16;
-  s.D = 128;
-  s.block_kv = 64;
-  s.max_ctx = 200;
-  s.ctx = {{200}, {129}};
-  s.dt = DType::F8_E4M3FNUZ;
+  const PagedSpec s{.B = 2, .next_n = 1, .H = 16, .D = 128, .block_kv = 64, .max_ctx = 200, .ctx = {{200}, {129}},
+                    .dt = DType::F8_E4M3FNUZ};
   const OpCase c = paged_case(rng, s);
-  EXPECT_EQ(check_paged(c, run_kernel(kOp, c, rows_of(s), s.max_ctx), "D128"), 0);
+  EXPECT_EQ(check_paged(c, run_paged(c, s), "D128"), 0);
 }
 
 TEST_F(PagedKernel, RerunsAreBitwiseEqual) {
   auto rng = dsv4::test::rng_for_current_test();
-  PagedSpec s;
-  s.B = 2;
-  s.next_n = 2;
-  s.D = 32;
-  s.ctx = causal({40, 23}, 2);
+  const PagedSpec s{.B = 2, .next_n = 2, .D = 32, .ctx = causal({40, 23}, 2)};
   const OpCase c = paged_case(rng, s);
-  const Tensor a = run_kernel(kOp, c, rows_of(s), s.max_ctx);
-  const Tensor b = run_kernel(kOp, c, rows_of(s), s.max_ctx, "default", nullptr, 3);
+  const Tensor a = run_paged(c, s);
+  const Tensor b = run_paged(c, s, "default", 3);
   EXPECT_EQ(a.to_codes(), b.to_codes());
   EXPECT_EQ(check_paged(c, a, "rerun"), 0);
 }
@@ -123,33 +102,25 @@ TEST_F(PagedKernel, MaskBroadcastVariantCaughtWhenNextNEqualsHeads) {
   // known-bugs #8: a [next_n, block] mask broadcast against [next_n, H, block] scores masks head h with row h's
   // length. next_n == H == 4 with causal lengths: silently wrong; next_n == 1: identical to the fix.
   auto rng = dsv4::test::rng_for_current_test();
-  PagedSpec s;
-  s.B = 2;
-  s.next_n = 4;
-  s.H = 4;
-  s.D = 32;
-  s.max_ctx = 40;
-  s.ctx = causal({40, 21}, 4);
+  PagedSpec s{.B = 2, .next_n = 4, .H = 4, .D = 32, .max_ctx = 40, .ctx = causal({40, 21}, 4)};
   const OpCase c = paged_case(rng, s);
-  expect_pass(run_and_judge(kOp, c), "default next_n == H");
+  expect_runner_pass(run_and_judge(kOp, c), "default next_n == H");
   const Checked bad = run_and_judge(kOp, c, "mask_broadcast_heads");
   EXPECT_FALSE(bad.verdict.pass) << "the oracle must catch the broadcast mask: " << bad.summary();
-  EXPECT_GT(check_paged(c, run_kernel(kOp, c, rows_of(s), s.max_ctx, "mask_broadcast_heads"), "bug", false), 0);
+  EXPECT_GT(check_paged(c, run_paged(c, s, "mask_broadcast_heads"), "bug", false), 0);
   s.next_n = 1;
   s.ctx = causal({40, 21}, 1);
   const OpCase c1 = paged_case(rng, s);
-  expect_pass(run_and_judge(kOp, c1, "mask_broadcast_heads"), "variant with next_n == 1 is exact");
+  expect_runner_pass(run_and_judge(kOp, c1, "mask_broadcast_heads"), "variant with next_n == 1 is exact");
 }
 
 TEST_F(PagedKernel, BlockIdOutsideTheCacheIsAnInputError) {
   auto rng = dsv4::test::rng_for_current_test();
-  PagedSpec s;
-  s.D = 32;
-  s.ctx = {{20}};
+  const PagedSpec s{.D = 32, .ctx = {{20}}};
   OpCase c = paged_case(rng, s);
   c.inputs["block_table"].set({0, 1}, -1.0);  // token 16..19 live in table column 1
   try {
-    (void)run_kernel(kOp, c, 1, s.max_ctx);
+    (void)run_paged(c, s);
     FAIL() << "a block id of -1 reached by a row must be refused";
   } catch (const InputError& e) {
     EXPECT_NE(std::string(e.what()).find("block_table"), std::string::npos) << e.what();
@@ -158,12 +129,9 @@ TEST_F(PagedKernel, BlockIdOutsideTheCacheIsAnInputError) {
 
 TEST_F(PagedKernel, RunnerRefusesBlockKvNotMultipleOf4) {
   auto rng = dsv4::test::rng_for_current_test();
-  PagedSpec s;
-  s.D = 32;
-  s.block_kv = 6;
-  s.ctx = {{11}};
+  const PagedSpec s{.D = 32, .block_kv = 6, .ctx = {{11}}};
   const OpCase c = paged_case(rng, s);
-  EXPECT_THROW((void)run_kernel(kOp, c, 1, s.max_ctx), kernels::CannotImplement);
+  EXPECT_THROW((void)run_paged(c, s), kernels::CannotImplement);
 }
 
 TEST(PagedPlan, RefusalsAndNumbers) {
