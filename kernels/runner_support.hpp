@@ -6,6 +6,7 @@
 // Every upload takes `min_bytes`, the smallest allocation (an empty tensor still gets a valid pointer); each runner
 // passes the minimum it has always used, so the buffers a kernel sees are unchanged.
 #pragma once
+#include <algorithm>
 #include <array>
 #include <cstddef>
 #include <cstdint>
@@ -67,6 +68,14 @@ class WordLayout {
   std::vector<bool> mapped;  // per word: some element (r, c) lives there
   port::DeviceBuffer dev;
 };
+
+// Runs launch(stream) RunOptions::repeats times (at least once) on one new stream, then waits for the stream.
+template <class Launch>
+void launch_repeated(const RunOptions& o, Launch&& launch) {
+  port::Stream stream;
+  for (int r = 0; r < std::max(1, o.repeats); ++r) launch(stream);
+  stream.synchronize();
+}
 
 // ---- plan JSON
 

@@ -44,9 +44,7 @@ Json run_einsum(const OpCase& c, Outputs& outs, const RunOptions& o) {
   if (s.has_c) io.c = {dv.c.buf.data(), dv.c.stride(1), dv.c.stride(0), dv.c.stride(2)};
   io.d = {dd.data(), s.d, s.h * s.d, 1};
 
-  port::Stream stream;
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_fp8_gemm_blockscaled(plan.gemm, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_fp8_gemm_blockscaled(plan.gemm, io, stream); });
   download_codes(dd, d);
   Json j = plan_json(kOp, plan.gemm, plan.gemm.bm * s.h, "M-tile (x H heads)");
   j["recipe"] = s.recipe;

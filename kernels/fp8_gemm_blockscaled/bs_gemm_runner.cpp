@@ -42,9 +42,7 @@ Json run_bs_gemm(const OpCase& c, Outputs& outs, const RunOptions& o) {
   if (s.has_c) io.c = {dv.c.buf.data(), 0, dv.c.stride(0), dv.c.stride(1)};
   io.d = {dd.data(), 0, s.n, 1};  // the caller's d is read back in row-major logical order
 
-  port::Stream stream;
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_fp8_gemm_blockscaled(plan, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_fp8_gemm_blockscaled(plan, io, stream); });
   download_codes(dd, d);
   return plan_json(kOp, plan, plan.bm, "M-tile");
 }

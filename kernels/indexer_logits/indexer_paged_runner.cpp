@@ -82,11 +82,9 @@ Json run_paged(const OpCase& c, Outputs& outs, const RunOptions& o) {
   port::DeviceBuffer dq = upload_codes(q, 16), dc = upload_vector(cache_bytes, 16), dw = upload_codes(w, 16),
                      dctx = upload_codes(ctx, 16), dbt = upload_codes(bt, 16);
   WordLayout logits = padded_logits(out, plan.row_stride);
-  port::Stream stream;
   const PagedBuffers io{static_cast<const std::uint8_t*>(dq.data()), static_cast<const std::uint8_t*>(dc.data()),
                         dw.as<float>(), dctx.as<std::int32_t>(), dbt.as<std::int32_t>(), logits.dev.as<float>()};
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_indexer_logits_paged(plan, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_indexer_logits_paged(plan, io, stream); });
   logits.copy_back(out);
 
   Json j = common_plan_json(plan, kOp, plan.describe());

@@ -69,12 +69,10 @@ Json run_indexer(const OpCase& c, Outputs& outs, const RunOptions& o) {
                      dsf = upload_codes(sf, 16), dw = upload_codes(w, 16),
                      dks = upload_codes(ks, 16), dke = upload_codes(ke, 16);
   WordLayout logits = padded_logits(out, plan.row_stride);
-  port::Stream stream;
   const IndexerBuffers io{static_cast<const std::uint8_t*>(dq.data()), static_cast<const std::uint8_t*>(dkv.data()),
                           dsf.as<float>(), dw.as<float>(), dks.as<std::int32_t>(), dke.as<std::int32_t>(),
                           logits.dev.as<float>()};
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_indexer_logits(plan, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_indexer_logits(plan, io, stream); });
   logits.copy_back(out);
 
   Json j = common_plan_json(plan, kOp, plan.describe());

@@ -68,10 +68,8 @@ Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
   Tensor s_dev = outs.at("o_scale").transpose(1, 2);
   port::DeviceBuffer dq = upload_codes(q_dev, 1), ds = upload_codes(s_dev, 4);
 
-  port::Stream stream;
   const InvRopeBuffers io{d_o.data(), d_pos.data(), static_cast<const float*>(d_cs.data()), dq.data(), ds.data()};
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_inv_rope_fp8_quant(plan, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_inv_rope_fp8_quant(plan, io, stream); });
   download_codes(dq, q_dev);
   download_codes(ds, s_dev);
 

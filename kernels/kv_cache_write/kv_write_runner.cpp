@@ -79,10 +79,9 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const std::vector<std::uint8_t> before = host;
   port::DeviceBuffer dcache = upload_vector(host, 4);
 
-  port::Stream stream;
-  for (int r = 0; r < std::max(1, o.repeats); ++r)
+  launch_repeated(o, [&](port::Stream& stream) {
     launch_kv_cache_write(plan, KvWriteBuffers{dkv.data(), dslot.data(), dcache.data()}, stream);
-  stream.synchronize();
+  });
   if (dev_bytes) dcache.copy_to_host(host.data(), dev_bytes);
 
   Tensor& out = outs.at("k_cache");

@@ -115,11 +115,9 @@ Json run_merge(const OpCase& c, Outputs& outs, const RunOptions& o) {
   port::DeviceBuffer dout = upload_vector(oh, 16);
   port::DeviceBuffer dlse = out_lse ? upload_codes(*out_lse, 16) : port::DeviceBuffer(16);
 
-  port::Stream stream;
   const MergeBuffers io{dp.data(), dpl.as<float>(), dsf.data(), dsl.as<float>(), dout.data(),
                         out_lse ? dlse.as<float>() : nullptr};
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_merge_attn_states(plan, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_merge_attn_states(plan, io, stream); });
 
   if (!oh.empty()) dout.copy_to_host(oh.data(), oh.size());
   unpack_heads(oh, hs, out);

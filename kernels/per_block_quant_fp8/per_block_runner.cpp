@@ -42,10 +42,9 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   WordLayout scales =
       quant::scale_words(ws, plan.scale_rows, plan.scale_cols, plan.scale_ld, plan.scale_bytes, opt.layout);
 
-  port::Stream stream;
-  for (int r = 0; r < std::max(1, o.repeats); ++r)
+  launch_repeated(o, [&](port::Stream& stream) {
     launch_per_block_quant_fp8(plan, BlockQuantBuffers{dw.data(), dq.data(), scales.dev.data()}, stream);
-  stream.synchronize();
+  });
 
   download_codes(dq, wq);
   scales.copy_back(ws);

@@ -42,10 +42,9 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const std::int64_t cols = opt.layout == ScaleLayout::packed_ue8m0 ? plan.scale_words : plan.groups;
   WordLayout scales = scale_words(xs, shape.m, cols, plan.scale_ld, plan.scale_bytes, opt.layout);
 
-  port::Stream stream;
-  for (int r = 0; r < std::max(1, o.repeats); ++r)
+  launch_repeated(o, [&](port::Stream& stream) {
     launch_per_token_group_quant_fp8(plan, QuantBuffers{dx.data(), dq.data(), scales.dev.data()}, stream);
-  stream.synchronize();
+  });
 
   download_codes(dq, xq);
   scales.copy_back(xs);

@@ -124,9 +124,7 @@ Json run_sparse_mla_decode_case(const OpCase& c, Outputs& outs, const RunOptions
   }
   io.out = dout.as<std::uint16_t>();
   io.lse = dlse.as<float>();
-  port::Stream stream;
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_sparse_mla_decode(plan, io, ws.data(), ws.bytes(), stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_sparse_mla_decode(plan, io, ws.data(), ws.bytes(), stream); });
 
   download_codes(dout, out);
   download_codes(dlse, lse_dev);

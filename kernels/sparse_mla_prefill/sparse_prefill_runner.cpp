@@ -103,13 +103,11 @@ Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
   Tensor& lse = outs.at("lse");
   port::DeviceBuffer dout = upload_codes(out, 16), dml = upload_codes(ml, 16), dlse = upload_codes(lse, 16);
 
-  port::Stream stream;
   const PrefillBuffers io{dq.data(), dkv.data(), didx.as<int>(), sink ? dsink.as<float>() : nullptr,
                           tl ? dtl.as<int>() : nullptr, dout.data(), dml.as<float>(), dlse.as<float>()};
   PrefillArgs args;
   args.sm_scale = static_cast<float>(c.attrs.at("sm_scale").get<double>());
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_sparse_mla_prefill(plan, io, args, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_sparse_mla_prefill(plan, io, args, stream); });
 
   download_codes(dout, out);
   download_codes(dml, ml);

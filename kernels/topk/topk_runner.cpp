@@ -40,11 +40,9 @@ Json run_topk(const OpCase& c, Outputs& outs, const RunOptions& o) {
   port::DeviceBuffer dl = upload_contiguous(logits, 4), ds = upload_codes(c.in("row_starts"), 4),
                      de = upload_codes(c.in("row_ends"), 4), dout = upload_codes(out, 4);
 
-  port::Stream stream;
   const TopkBuffers io{static_cast<const float*>(dl.data()), static_cast<const int*>(ds.data()),
                        static_cast<const int*>(de.data()), static_cast<int*>(dout.data())};
-  for (int r = 0; r < std::max(1, o.repeats); ++r) launch_topk(plan, io, stream);
-  stream.synchronize();
+  launch_repeated(o, [&](port::Stream& stream) { launch_topk(plan, io, stream); });
   download_codes(dout, out);
 
   PlanFields f = plan_fields(kOp, plan);
