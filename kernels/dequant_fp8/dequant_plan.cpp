@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::dequant {
 
 std::string DequantPlan::describe() const {
@@ -25,19 +27,14 @@ DequantPlan make_dequant_plan(const DequantShape& shape, const port::ArchProfile
   p.options = opt;
   p.arch = arch.arch;
   p.fp8 = opt.fp8.value_or(arch.fp8 == port::Fp8Flavor::fnuz ? Fp8::e4m3fnuz : Fp8::e4m3fn);
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
-  if (shape.m < 0 || shape.k < 0) return refuse(fmt::format("M = {} and K = {} must be >= 0", shape.m, shape.k));
+  if (shape.m < 0 || shape.k < 0) return refuse(p, fmt::format("M = {} and K = {} must be >= 0", shape.m, shape.k));
   if (opt.group_size <= 0 || opt.group_size > kDequantMaxGroup)
-    return refuse(fmt::format("group_size = {} must lie in [1, {}]", opt.group_size, kDequantMaxGroup));
+    return refuse(p, fmt::format("group_size = {} must lie in [1, {}]", opt.group_size, kDequantMaxGroup));
   if (opt.layout == ScaleLayout::packed_ue8m0)
-    return refuse("scale layout packed_ue8m0 is a scale type (ScaleType::packed_ue8m0, MN-major words), not a layout");
+    return refuse(p, "scale layout packed_ue8m0 is a scale type (ScaleType::packed_ue8m0, MN-major words), not a layout");
   if (opt.scale_type == ScaleType::packed_ue8m0 && opt.layout != ScaleLayout::mn_major)
-    return refuse("packed_ue8m0 scales are MN-major words [ceil(G/4), align(R,4)]: layout must be mn_major");
-  if (shape.m * shape.k > (std::int64_t{1} << 40)) return refuse("M*K exceeds 2^40 elements");
+    return refuse(p, "packed_ue8m0 scales are MN-major words [ceil(G/4), align(R,4)]: layout must be mn_major");
+  if (shape.m * shape.k > (std::int64_t{1} << 40)) return refuse(p, "M*K exceeds 2^40 elements");
   const std::int64_t gs = opt.group_size;
   p.groups = (shape.k + gs - 1) / gs;
   p.scale_rows = opt.granularity == Granularity::block ? (shape.m + gs - 1) / gs : shape.m;

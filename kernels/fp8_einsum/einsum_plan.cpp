@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::einsum {
 
 std::string EinsumPlan::describe() const {
@@ -13,16 +15,11 @@ std::string EinsumPlan::describe() const {
 EinsumPlan make_einsum_plan(const EinsumShape& s, const port::ArchProfile& arch, const bsgemm::BsGemmOptions& opt) {
   EinsumPlan p;
   p.shape = s;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   if (s.expr != "bhr,hdr->bhd")
-    return refuse(fmt::format("expression '{}' is not implemented (only 'bhr,hdr->bhd'; SM100's 'bhd,hdr->bhr' and "
+    return refuse(p, fmt::format("expression '{}' is not implemented (only 'bhr,hdr->bhd'; SM100's 'bhd,hdr->bhr' and "
                               "'bhd,bhr->hdr' are not)", s.expr));
   if (s.recipe != "1,128,128" && s.recipe != "1,1,128")
-    return refuse(fmt::format("recipe ({}) is not (1,128,128) or (1,1,128)", s.recipe));
+    return refuse(p, fmt::format("recipe ({}) is not (1,128,128) or (1,1,128)", s.recipe));
   bsgemm::BsGemmShape g;
   g.batch = s.h;
   g.m = s.b;
@@ -35,7 +32,7 @@ EinsumPlan make_einsum_plan(const EinsumShape& s, const port::ArchProfile& arch,
   g.has_c = s.has_c;
   g.out = s.has_c ? bsgemm::OutType::f32 : bsgemm::OutType::bf16;
   p.gemm = bsgemm::make_plan(g, arch, opt);
-  if (!p.gemm.ok) return refuse(p.gemm.reason);
+  if (!p.gemm.ok) return refuse(p, p.gemm.reason);
   p.ok = true;
   return p;
 }

@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::bsgemm {
 
 const char* variant_name(BsVariant v) {
@@ -59,23 +61,18 @@ BsGemmPlan make_plan(const BsGemmShape& shape, const port::ArchProfile& arch, co
   p.wave_size = opt.wave_size ? opt.wave_size : arch.wave_size;
   p.lds_capacity = arch.lds_bytes_per_block;
   p.lds_budget = arch.lds_bytes_per_block / 2;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   if (shape.batch < 0 || shape.m < 0 || shape.n < 0 || shape.k < 0)
-    return refuse(fmt::format("batch = {}, M = {}, N = {}, K = {} must all be >= 0", shape.batch, shape.m, shape.n, shape.k));
+    return refuse(p, fmt::format("batch = {}, M = {}, N = {}, K = {} must all be >= 0", shape.batch, shape.m, shape.n, shape.k));
   if (shape.fp8 != p.arch_fp8)
-    return refuse(fmt::format("{} decodes fp8 as {} (known-bugs #15: the same bits are worth 2x apart); x and w are {}",
+    return refuse(p, fmt::format("{} decodes fp8 as {} (known-bugs #15: the same bits are worth 2x apart); x and w are {}",
                               arch.name, p.arch_fp8 == Fp8::e4m3fnuz ? "E4M3FNUZ" : "E4M3FN (OCP)",
                               shape.fp8 == Fp8::e4m3fnuz ? "E4M3FNUZ" : "E4M3FN"));
   if (shape.w_row_block != 1 && shape.w_row_block != kScaleBlock)
-    return refuse(fmt::format("w_row_block = {} must be 128 (128x128 weight blocks) or 1 (per-row weight scales)",
+    return refuse(p, fmt::format("w_row_block = {} must be 128 (128x128 weight blocks) or 1 (per-row weight scales)",
                               shape.w_row_block));
   if (shape.has_c && shape.out != OutType::f32)
-    return refuse("an fp32 accumulator c requires fp32 output (out_dtype=fp32)");
-  if (p.wave_size != 32 && p.wave_size != 64) return refuse(fmt::format("wave size {} is not 32 or 64", p.wave_size));
+    return refuse(p, "an fp32 accumulator c requires fp32 output (out_dtype=fp32)");
+  if (p.wave_size != 32 && p.wave_size != 64) return refuse(p, fmt::format("wave size {} is not 32 or 64", p.wave_size));
 
   // Tile rule: the narrowest M tile that covers M (decode shapes waste fewer rows), N tile = 4096 / BM.
   p.bm = shape.m <= 16 ? 16 : (shape.m <= 32 ? 32 : 64);
@@ -88,7 +85,7 @@ BsGemmPlan make_plan(const BsGemmShape& shape, const port::ArchProfile& arch, co
     }
   p.lds_bytes = lds_bytes_for(p.bm, p.bn, p.k_step);
   if (p.lds_bytes > p.lds_capacity)
-    return refuse(fmt::format("LDS {} B for tile {}x{} k_step {} exceeds {}'s {} B per workgroup", p.lds_bytes, p.bm,
+    return refuse(p, fmt::format("LDS {} B for tile {}x{} k_step {} exceeds {}'s {} B per workgroup", p.lds_bytes, p.bm,
                               p.bn, p.k_step, arch.name, p.lds_capacity));
   p.k_blocks = (shape.k + kScaleBlock - 1) / kScaleBlock;
   p.tiles_m = (shape.m + p.bm - 1) / p.bm;
@@ -97,9 +94,9 @@ BsGemmPlan make_plan(const BsGemmShape& shape, const port::ArchProfile& arch, co
   p.grid[1] = p.tiles_m;
   p.grid[2] = shape.batch;
   constexpr std::int64_t kMaxYZ = 65535, kMaxX = 2147483647;
-  if (p.tiles_m > kMaxYZ) return refuse(fmt::format("M-tiles {} (M = {} / {}) exceed grid.y's {}", p.tiles_m, shape.m, p.bm, kMaxYZ));
-  if (shape.batch > kMaxYZ) return refuse(fmt::format("batch {} exceeds grid.z's {}", shape.batch, kMaxYZ));
-  if (p.tiles_n > kMaxX) return refuse(fmt::format("N-tiles {} exceed grid.x's {}", p.tiles_n, kMaxX));
+  if (p.tiles_m > kMaxYZ) return refuse(p, fmt::format("M-tiles {} (M = {} / {}) exceed grid.y's {}", p.tiles_m, shape.m, p.bm, kMaxYZ));
+  if (shape.batch > kMaxYZ) return refuse(p, fmt::format("batch {} exceeds grid.z's {}", shape.batch, kMaxYZ));
+  if (p.tiles_n > kMaxX) return refuse(p, fmt::format("N-tiles {} exceed grid.x's {}", p.tiles_n, kMaxX));
   p.workspace_bytes = 0;
   p.ok = true;
   return p;

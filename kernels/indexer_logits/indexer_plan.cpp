@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::indexer {
 
 namespace {
@@ -118,19 +120,14 @@ PagedPlan make_paged_plan(const PagedShape& s, const port::ArchProfile& arch, In
   p.shape = s;
   p.variant = v;
   p.fp8 = s.fp8;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
-  if (v == IndexerVariant::ke_off_by_one) return refuse("variant ke_off_by_one belongs to the non-paged kernel");
-  if (s.clean_logits) return refuse("clean_logits must be false for the paged kernel (ops.md §4.2)");
-  if (s.b < 0 || s.next_n < 1) return refuse(fmt::format("B = {} must be >= 0 and next_n = {} >= 1", s.b, s.next_n));
+  if (v == IndexerVariant::ke_off_by_one) return refuse(p, "variant ke_off_by_one belongs to the non-paged kernel");
+  if (s.clean_logits) return refuse(p, "clean_logits must be false for the paged kernel (ops.md §4.2)");
+  if (s.b < 0 || s.next_n < 1) return refuse(p, fmt::format("B = {} must be >= 0 and next_n = {} >= 1", s.b, s.next_n));
   if (s.block_kv < 1 || s.block_kv % 4 != 0)
-    return refuse(fmt::format("block_kv = {} must be a positive multiple of 4: a cache block of block_kv·(D + 4) bytes "
+    return refuse(p, fmt::format("block_kv = {} must be a positive multiple of 4: a cache block of block_kv·(D + 4) bytes "
                               "must keep every key row 16-byte aligned", s.block_kv));
   if (s.num_blocks < 0 || s.max_blocks < 0 || s.max_context_len < 0)
-    return refuse(fmt::format("num_blocks = {}, max_blocks = {}, max_context_len = {} must be >= 0", s.num_blocks,
+    return refuse(p, fmt::format("num_blocks = {}, max_blocks = {}, max_context_len = {} must be >= 0", s.num_blocks,
                               s.max_blocks, s.max_context_len));
   p.reason = plan_common(p, s.b * s.next_n, s.h, s.d, s.max_context_len, s.out_row_stride, s.dot_bf16, arch);
   if (!p.reason.empty()) return p;

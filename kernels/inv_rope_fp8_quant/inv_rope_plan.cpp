@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::inv_rope {
 
 const char* variant_name(InvRopeVariant v) {
@@ -40,32 +42,27 @@ InvRopePlan make_inv_rope_plan(const InvRopeShape& shape, const port::ArchProfil
   p.options = opt;
   p.arch = arch.arch;
   p.wave_size = opt.wave_size ? opt.wave_size : arch.wave_size;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   const std::int64_t T = shape.t, H = shape.h, hd = shape.head_dim, G = opt.n_groups, gs = opt.group_size;
   if (T < 0 || H <= 0 || hd <= 0 || shape.max_pos <= 0)
-    return refuse(fmt::format("T = {} must be >= 0; H = {}, head dim = {}, max_pos = {} must be > 0", T, H, hd,
+    return refuse(p, fmt::format("T = {} must be >= 0; H = {}, head dim = {}, max_pos = {} must be > 0", T, H, hd,
                               shape.max_pos));
-  if (G <= 0 || H % G != 0) return refuse(fmt::format("n_groups = {} must be > 0 and divide H = {}", G, H));
+  if (G <= 0 || H % G != 0) return refuse(p, fmt::format("n_groups = {} must be > 0 and divide H = {}", G, H));
   if (opt.rope_dim <= 0 || opt.rope_dim % 2 != 0 || opt.rope_dim > hd)
-    return refuse(fmt::format("rope_dim = {} must be even, > 0 and <= head dim {}", opt.rope_dim, hd));
-  if (gs <= 0 || hd % gs != 0) return refuse(fmt::format("group_size = {} must divide the head dim {}", gs, hd));
+    return refuse(p, fmt::format("rope_dim = {} must be even, > 0 and <= head dim {}", opt.rope_dim, hd));
+  if (gs <= 0 || hd % gs != 0) return refuse(p, fmt::format("group_size = {} must divide the head dim {}", gs, hd));
   if (opt.layout == ScaleLayout::row_major)
-    return refuse("scale_layout row_major is not an inv_rope_fp8_quant layout (mn_major or packed_ue8m0)");
+    return refuse(p, "scale_layout row_major is not an inv_rope_fp8_quant layout (mn_major or packed_ue8m0)");
   if (opt.layout == ScaleLayout::packed_ue8m0 && hd != 4 * gs)
-    return refuse(fmt::format("scale_layout packed_ue8m0 packs the 4 groups of a head into one word: needs head dim "
+    return refuse(p, fmt::format("scale_layout packed_ue8m0 packs the 4 groups of a head into one word: needs head dim "
                               "{} = 4·group_size {}", hd, 4 * gs));
-  if (T * H * hd > (std::int64_t{1} << 40)) return refuse("T*H*head_dim exceeds 2^40 elements");
+  if (T * H * hd > (std::int64_t{1} << 40)) return refuse(p, "T*H*head_dim exceeds 2^40 elements");
 
   quant::QuantShape qs;
   qs.m = T * G;
   qs.k = (H / G) * hd;
   const quant::QuantPlan qp = quant::make_quant_plan(qs, arch, quant::recipe_options(opt, p.wave_size));
   quant::copy_resolved_recipe(p, qp);
-  if (!qp.ok) return refuse(qp.reason);
+  if (!qp.ok) return refuse(p, qp.reason);
 
   p.heads_per_group = H / G;
   p.d = p.heads_per_group * hd;

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::kvw {
 
 const char* layout_name(Layout l) { return l == Layout::v32 ? "V32_FP8Sparse" : "MODEL1_FP8Sparse"; }
@@ -57,11 +59,6 @@ KvWritePlan make_kv_write_plan(const KvWriteShape& shape, const port::ArchProfil
   p.options = opt;
   p.arch = arch.arch;
   p.wave_size = opt.wave_size ? opt.wave_size : arch.wave_size;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   const bool v32 = shape.layout == Layout::v32;
   p.d_qk = v32 ? 576 : 512;
   p.d_nope = v32 ? 512 : 448;
@@ -77,28 +74,28 @@ KvWritePlan make_kv_write_plan(const KvWriteShape& shape, const port::ArchProfil
   p.kv_ld = shape.kv_ld ? shape.kv_ld : p.d_qk;
   p.num_slots = shape.num_blocks * shape.block_size;
 
-  if (shape.n_tokens < 0) return refuse(fmt::format("n_tokens = {} must be >= 0", shape.n_tokens));
+  if (shape.n_tokens < 0) return refuse(p, fmt::format("n_tokens = {} must be >= 0", shape.n_tokens));
   if (shape.num_blocks < 0 || shape.block_size < 1)
-    return refuse(fmt::format("num_blocks = {} must be >= 0 and block_size = {} >= 1", shape.num_blocks,
+    return refuse(p, fmt::format("num_blocks = {} must be >= 0 and block_size = {} >= 1", shape.num_blocks,
                               shape.block_size));
   if (p.wave_size != 32 && p.wave_size != 64)
-    return refuse(fmt::format("wave size {} is not 32 or 64 (a tile of {} quads must divide the wave)", p.wave_size,
+    return refuse(p, fmt::format("wave size {} is not 32 or 64 (a tile of {} quads must divide the wave)", p.wave_size,
                               p.quads_per_tile));
   if (p.block_stride < p.block_bytes_needed)
-    return refuse(fmt::format("block stride {} B is below the {} B a block of {} tokens needs ({})", p.block_stride,
+    return refuse(p, fmt::format("block stride {} B is below the {} B a block of {} tokens needs ({})", p.block_stride,
                               p.block_bytes_needed, shape.block_size, layout_name(shape.layout)));
   if (p.block_stride % 4 != 0)
-    return refuse(fmt::format("block stride {} B must be a multiple of 4 (codes, scales and RoPE are stored as "
+    return refuse(p, fmt::format("block stride {} B must be a multiple of 4 (codes, scales and RoPE are stored as "
                               "aligned 32-bit words)", p.block_stride));
   if (p.kv_ld < p.d_qk || p.kv_ld % 4 != 0)
-    return refuse(fmt::format("kv row stride {} must be >= d_qk = {} and a multiple of 4 elements (vector loads)",
+    return refuse(p, fmt::format("kv row stride {} must be >= d_qk = {} and a multiple of 4 elements (vector loads)",
                               p.kv_ld, p.d_qk));
   if (opt.recipe == Recipe::plain_fp32 && !v32)
-    return refuse("scale_recipe plain-fp32 gives scales that are not powers of two; MODEL1 stores UE8M0 scales");
+    return refuse(p, "scale_recipe plain-fp32 gives scales that are not powers of two; MODEL1 stores UE8M0 scales");
   if (opt.recipe == Recipe::flashmla_kv_test && opt.fp8 == Fp8::e4m3fnuz)
-    return refuse("scale_recipe flashmla-kv-test is defined for e4m3fn only");
+    return refuse(p, "scale_recipe flashmla-kv-test is defined for e4m3fn only");
   if (shape.num_blocks * p.block_stride > (std::int64_t{1} << 40))
-    return refuse("cache bytes exceed 2^40");
+    return refuse(p, "cache bytes exceed 2^40");
   p.fp8_max = opt.fp8 == Fp8::e4m3fnuz ? 224.f : 448.f;
   p.saturate = opt.recipe != Recipe::flashmla_kv_test;
   p.waves_per_block = kKvWriteBlockThreads / p.wave_size;

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::merge {
 
 const char* variant_name(MergeVariant v) { return v == MergeVariant::nan_both_empty ? "nan_both_empty" : "default"; }
@@ -31,38 +33,33 @@ MergePlan make_merge_plan(const MergeShape& s, const port::ArchProfile& arch, co
   p.shape = s;
   p.options = opt;
   p.arch = arch.arch;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   p.elem_bytes = s.dtype == ElemType::f32 ? 4 : 2;
   p.pack = 16 / p.elem_bytes;
   p.out_elem_bytes = opt.output_scale ? 1 : p.elem_bytes;
-  if (s.t < 0 || s.h < 0 || s.d <= 0) return refuse(fmt::format("T = {}, H = {} must be >= 0 and D = {} > 0", s.t, s.h, s.d));
-  if (s.hs() < s.d) return refuse(fmt::format("head stride {} must be >= D = {}", s.hs(), s.d));
+  if (s.t < 0 || s.h < 0 || s.d <= 0) return refuse(p, fmt::format("T = {}, H = {} must be >= 0 and D = {} > 0", s.t, s.h, s.d));
+  if (s.hs() < s.d) return refuse(p, fmt::format("head stride {} must be >= D = {}", s.hs(), s.d));
   if (s.d % p.pack != 0)
-    return refuse(fmt::format("D = {} is not a multiple of the 16-byte pack ({} elements of {} B): the vector kernel "
+    return refuse(p, fmt::format("D = {} is not a multiple of the 16-byte pack ({} elements of {} B): the vector kernel "
                               "needs head_size % pack == 0", s.d, p.pack, p.elem_bytes));
   if (s.hs() % p.pack != 0)
-    return refuse(fmt::format("head stride {} is not a multiple of the 16-byte pack ({} elements): packs would be "
+    return refuse(p, fmt::format("head stride {} is not a multiple of the 16-byte pack ({} elements): packs would be "
                               "misaligned", s.hs(), p.pack));
   for (std::int64_t st : {s.p_lse_stride_h, s.p_lse_stride_t, s.s_lse_stride_h, s.s_lse_stride_t})
-    if (st < 0) return refuse("negative LSE strides are not supported");
+    if (st < 0) return refuse(p, "negative LSE strides are not supported");
   p.ptc = opt.prefill_tokens_with_context.value_or(s.t);
   if (p.ptc < 0 || p.ptc > s.t)
-    return refuse(fmt::format("prefill_tokens_with_context = {} must lie in [0, T = {}]", p.ptc, s.t));
+    return refuse(p, fmt::format("prefill_tokens_with_context = {} must lie in [0, T = {}]", p.ptc, s.t));
   if (opt.output_scale) {
     if (!(std::isfinite(*opt.output_scale) && *opt.output_scale > 0))
-      return refuse(fmt::format("output_scale = {} must be finite and > 0", *opt.output_scale));
+      return refuse(p, fmt::format("output_scale = {} must be finite and > 0", *opt.output_scale));
     p.inv_scale = 1.0f / static_cast<float>(*opt.output_scale);
     p.fp8_max = opt.fp8 == Fp8Out::e4m3fn ? 448.f : 240.f;
   }
   p.packs_per_head = s.d / p.pack;
   p.threads = s.t * s.h * p.packs_per_head;
-  if (p.threads > (std::int64_t{1} << 40)) return refuse("T * H * D exceeds the kernel's index range");
+  if (p.threads > (std::int64_t{1} << 40)) return refuse(p, "T * H * D exceeds the kernel's index range");
   p.grid = std::max<std::int64_t>(1, (p.threads + p.block - 1) / p.block);
-  if (p.grid > 0x7fffffff) return refuse(fmt::format("grid of {} blocks exceeds 2^31 - 1", p.grid));
+  if (p.grid > 0x7fffffff) return refuse(p, fmt::format("grid of {} blocks exceeds 2^31 - 1", p.grid));
   p.out_bytes = static_cast<std::size_t>(s.t * s.h * s.hs()) * p.out_elem_bytes;
   p.in_bytes = static_cast<std::size_t>(s.t * s.h * s.hs()) * p.elem_bytes;
   p.ok = true;

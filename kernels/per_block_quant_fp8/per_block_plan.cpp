@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::block_quant {
 
 const char* variant_name(BlockQuantVariant v) {
@@ -35,15 +37,10 @@ BlockQuantPlan make_block_quant_plan(const BlockQuantShape& shape, const port::A
   p.arch = arch.arch;
   p.wave_size = opt.wave_size ? opt.wave_size : arch.wave_size;
   p.lds_capacity = arch.lds_bytes_per_block;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
-  if (shape.n < 0 || shape.k < 0) return refuse(fmt::format("N = {} and K = {} must be >= 0", shape.n, shape.k));
+  if (shape.n < 0 || shape.k < 0) return refuse(p, fmt::format("N = {} and K = {} must be >= 0", shape.n, shape.k));
   if (opt.group_size <= 0 || opt.group_size > kMaxTileEdge)
-    return refuse(fmt::format("group_size = {} must lie in [1, {}] (tile edge limit)", opt.group_size, kMaxTileEdge));
-  if (shape.n * shape.k > (std::int64_t{1} << 40)) return refuse("N*K exceeds 2^40 elements");
+    return refuse(p, fmt::format("group_size = {} must lie in [1, {}] (tile edge limit)", opt.group_size, kMaxTileEdge));
+  if (shape.n * shape.k > (std::int64_t{1} << 40)) return refuse(p, "N*K exceeds 2^40 elements");
 
   // Recipe resolution shared with the per-token-group kernel.
   quant::QuantShape qs;
@@ -52,7 +49,7 @@ BlockQuantPlan make_block_quant_plan(const BlockQuantShape& shape, const port::A
   qs.dtype = shape.dtype;
   const quant::QuantPlan qp = quant::make_quant_plan(qs, arch, quant::recipe_options(opt, p.wave_size));
   quant::copy_resolved_recipe(p, qp);
-  if (!qp.ok) return refuse(qp.reason);
+  if (!qp.ok) return refuse(p, qp.reason);
 
   const std::int64_t gs = opt.group_size;
   p.n_blocks = (shape.n + gs - 1) / gs;
@@ -64,7 +61,7 @@ BlockQuantPlan make_block_quant_plan(const BlockQuantShape& shape, const port::A
   p.grid = std::clamp<std::int64_t>(p.items, 1, std::int64_t{arch.compute_units} * 16);
   p.lds_bytes = sizeof(float) * (kBlockQuantMaxWaves + 1);
   if (p.lds_bytes > p.lds_capacity)
-    return refuse(fmt::format("LDS {} B exceeds the {} per-block capacity {} B", p.lds_bytes, arch.name,
+    return refuse(p, fmt::format("LDS {} B exceeds the {} per-block capacity {} B", p.lds_bytes, arch.name,
                               p.lds_capacity));
   switch (opt.layout) {
     case ScaleLayout::row_major:

@@ -5,6 +5,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::quant {
 
 namespace {
@@ -72,20 +74,15 @@ QuantPlan make_quant_plan(const QuantShape& shape, const port::ArchProfile& arch
   p.arch = arch.arch;
   p.fp8 = opt.fp8.value_or(arch.fp8 == port::Fp8Flavor::fnuz ? Fp8::e4m3fnuz : Fp8::e4m3fn);
   p.wave_size = opt.wave_size ? opt.wave_size : arch.wave_size;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
-  if (shape.m < 0 || shape.k < 0) return refuse(fmt::format("M = {} and K = {} must be >= 0", shape.m, shape.k));
+  if (shape.m < 0 || shape.k < 0) return refuse(p, fmt::format("M = {} and K = {} must be >= 0", shape.m, shape.k));
   if (opt.group_size <= 0 || opt.group_size > kMaxGroupSize)
-    return refuse(fmt::format("group_size = {} must lie in [1, {}]", opt.group_size, kMaxGroupSize));
-  if (p.wave_size != 32 && p.wave_size != 64) return refuse(fmt::format("wave size {} is not 32 or 64", p.wave_size));
+    return refuse(p, fmt::format("group_size = {} must lie in [1, {}]", opt.group_size, kMaxGroupSize));
+  if (p.wave_size != 32 && p.wave_size != 64) return refuse(p, fmt::format("wave size {} is not 32 or 64", p.wave_size));
   const RecipeRow* row = nullptr;
   for (const auto& r : kRecipes)
     if (opt.recipe == r.name) row = &r;
   if (!row)
-    return refuse(fmt::format("scale_recipe '{}' is not implemented by this kernel (implemented: {}; mx-floor's "
+    return refuse(p, fmt::format("scale_recipe '{}' is not implemented by this kernel (implemented: {}; mx-floor's "
                               "ties-away option and keep-inf element mode are reference-only)",
                               opt.recipe, supported_list()));
   p.rule = row->rule;
@@ -98,12 +95,12 @@ QuantPlan make_quant_plan(const QuantShape& shape, const port::ArchProfile& arch
   double em = (row->vllm_fnuz_224 && p.fp8 == Fp8::e4m3fnuz) ? 224.0 : fmax;
   if (opt.fp8_max) {
     if (!(*opt.fp8_max > 0 && *opt.fp8_max <= fmax))
-      return refuse(fmt::format("fp8_max = {} must lie in (0, {}]", *opt.fp8_max, fmax));
+      return refuse(p, fmt::format("fp8_max = {} must lie in (0, {}]", *opt.fp8_max, fmax));
     em = *opt.fp8_max;
   }
   p.elem_max = static_cast<float>(em);
   if (opt.layout == ScaleLayout::packed_ue8m0 && !p.pow2_scale)
-    return refuse(fmt::format("scale_layout packed_ue8m0 needs a power-of-two (UE8M0) scale_recipe; '{}' gives "
+    return refuse(p, fmt::format("scale_layout packed_ue8m0 needs a power-of-two (UE8M0) scale_recipe; '{}' gives "
                               "plain fp32 scales", opt.recipe));
 
   p.groups = shape.k == 0 ? 0 : (shape.k + opt.group_size - 1) / opt.group_size;
@@ -129,7 +126,7 @@ QuantPlan make_quant_plan(const QuantShape& shape, const port::ArchProfile& arch
       p.scale_bytes = static_cast<std::size_t>(ld4 * p.scale_words) * 4;
       break;
   }
-  if (shape.m * shape.k > (std::int64_t{1} << 40)) return refuse("M*K exceeds 2^40 elements");
+  if (shape.m * shape.k > (std::int64_t{1} << 40)) return refuse(p, "M*K exceeds 2^40 elements");
   p.ok = true;
   return p;
 }

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <cmath>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::smla {
 
 namespace {
@@ -61,18 +63,13 @@ SmlaPlan make_plan(const SmlaShape& s, const port::ArchProfile& arch, const Smla
   p.arch = arch.arch;
   p.lds_capacity = arch.lds_bytes_per_block;
   p.d_qk = s.d_qk();
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   if (s.b < 0 || s.s_q < 0 || s.h_q < 1)
-    return refuse(fmt::format("b = {} and s_q = {} must be >= 0, h_q = {} >= 1", s.b, s.s_q, s.h_q));
-  if (s.head_dim_v != kDv) return refuse(fmt::format("head_dim_v = {}: the kernel supports 512 only", s.head_dim_v));
+    return refuse(p, fmt::format("b = {} and s_q = {} must be >= 0, h_q = {} >= 1", s.b, s.s_q, s.h_q));
+  if (s.head_dim_v != kDv) return refuse(p, fmt::format("head_dim_v = {}: the kernel supports 512 only", s.head_dim_v));
   if (s.topk < 0 || s.extra_topk < 0)
-    return refuse(fmt::format("topk = {}, extra_topk = {} must be >= 0", s.topk, s.extra_topk));
+    return refuse(p, fmt::format("topk = {}, extra_topk = {} must be >= 0", s.topk, s.extra_topk));
   const double sc = s.softmax_scale == 0 ? 1.0 / std::sqrt(static_cast<double>(p.d_qk)) : s.softmax_scale;
-  if (!std::isfinite(sc)) return refuse(fmt::format("softmax_scale = {} must be finite", sc));
+  if (!std::isfinite(sc)) return refuse(p, fmt::format("softmax_scale = {} must be finite", sc));
   p.scale = static_cast<float>(sc);
   auto check_cache = [&](const CacheShape& c, const char* name, std::int64_t& stride) -> std::string {
     if (c.num_blocks < 0 || c.block_size < 1)
@@ -87,16 +84,16 @@ SmlaPlan make_plan(const SmlaShape& s, const port::ArchProfile& arch, const Smla
       return fmt::format("{}: {} slots exceed the int32 slot range", name, c.num_blocks * c.block_size);
     return {};
   };
-  if (auto e = check_cache(s.cache, "k_cache", p.main_block_stride); !e.empty()) return refuse(e);
+  if (auto e = check_cache(s.cache, "k_cache", p.main_block_stride); !e.empty()) return refuse(p, e);
   if (s.extra_topk > 0)
-    if (auto e = check_cache(s.extra_cache, "extra_k_cache", p.extra_block_stride); !e.empty()) return refuse(e);
+    if (auto e = check_cache(s.extra_cache, "extra_k_cache", p.extra_block_stride); !e.empty()) return refuse(p, e);
 
   p.heads_per_group = opt.heads_per_group != 0 ? opt.heads_per_group : (s.h_q <= 4 ? 4 : 16);
   if (p.heads_per_group != 4 && p.heads_per_group != 16 && p.heads_per_group != 32)
-    return refuse(fmt::format("heads_per_group = {} must be 4, 16 or 32", p.heads_per_group));
+    return refuse(p, fmt::format("heads_per_group = {} must be 4, 16 or 32", p.heads_per_group));
   p.key_tile = opt.key_tile != 0 ? opt.key_tile : 16;
   if (p.key_tile < 8 || p.key_tile > 64 || p.key_tile % 8 != 0)
-    return refuse(fmt::format("key_tile = {} must be a multiple of 8 in [8, 64]", p.key_tile));
+    return refuse(p, fmt::format("key_tile = {} must be a multiple of 8 in [8, 64]", p.key_tile));
   p.head_groups = static_cast<int>((s.h_q + p.heads_per_group - 1) / p.heads_per_group);
   p.threads_per_head = kSplitThreads / p.heads_per_group;
   p.d_per_thread = kDv / p.threads_per_head;
@@ -106,7 +103,7 @@ SmlaPlan make_plan(const SmlaShape& s, const port::ArchProfile& arch, const Smla
   const std::int64_t max_useful = std::max<std::int64_t>(1, (p.total_positions + p.key_tile - 1) / p.key_tile);
   if (opt.num_splits != 0) {
     if (opt.num_splits < 1 || opt.num_splits > kMaxSplits)
-      return refuse(fmt::format("num_splits = {} must be in [1, {}]", opt.num_splits, kMaxSplits));
+      return refuse(p, fmt::format("num_splits = {} must be in [1, {}]", opt.num_splits, kMaxSplits));
     p.num_splits = opt.num_splits;
   } else {
     const std::int64_t base = std::max<std::int64_t>(1, tokens * p.head_groups);
@@ -115,8 +112,8 @@ SmlaPlan make_plan(const SmlaShape& s, const port::ArchProfile& arch, const Smla
   }
   p.chunk = std::max<std::int64_t>(1, (p.total_positions + p.num_splits - 1) / p.num_splits);
 
-  if (tokens > 65535) return refuse(fmt::format("b·s_q = {} exceeds the grid's y limit 65535", tokens));
-  if (p.head_groups > 65535 || s.h_q > 65535) return refuse(fmt::format("h_q = {} exceeds the grid limit 65535", s.h_q));
+  if (tokens > 65535) return refuse(p, fmt::format("b·s_q = {} exceeds the grid's y limit 65535", tokens));
+  if (p.head_groups > 65535 || s.h_q > 65535) return refuse(p, fmt::format("h_q = {} exceeds the grid limit 65535", s.h_q));
   p.split_grid_x = p.num_splits;
   p.split_grid_y = tokens;
   p.split_grid_z = p.head_groups;
@@ -131,7 +128,7 @@ SmlaPlan make_plan(const SmlaShape& s, const port::ArchProfile& arch, const Smla
   p.lds_split_bytes = p.lds_q + p.lds_kv + p.lds_p + p.lds_stats + p.lds_index;
   p.lds_combine_bytes = 0;
   if (p.lds_split_bytes > p.lds_capacity)
-    return refuse(fmt::format("split kernel LDS {} B (q {} + keys {} + p {} + stats {} + indices {}) exceeds {} "
+    return refuse(p, fmt::format("split kernel LDS {} B (q {} + keys {} + p {} + stats {} + indices {}) exceeds {} "
                               "LDS per block {} B (heads_per_group {}, key_tile {})",
                               p.lds_split_bytes, p.lds_q, p.lds_kv, p.lds_p, p.lds_stats, p.lds_index, arch.name,
                               p.lds_capacity, p.heads_per_group, p.key_tile));
@@ -142,7 +139,7 @@ SmlaPlan make_plan(const SmlaShape& s, const port::ArchProfile& arch, const Smla
   p.ws_lse_bytes = parts * 4;
   p.workspace_bytes = p.lse_offset + p.ws_lse_bytes;
   if (p.workspace_bytes > kMaxWorkspaceBytes)
-    return refuse(fmt::format("workspace {} B (splits {} x tokens {} x h_q {} partials) exceeds the limit {} B",
+    return refuse(p, fmt::format("workspace {} B (splits {} x tokens {} x h_q {} partials) exceeds the limit {} B",
                               p.workspace_bytes, p.num_splits, tokens, s.h_q, kMaxWorkspaceBytes));
   p.q_bytes = static_cast<std::size_t>(tokens * s.h_q) * p.d_qk * 2;
   p.out_bytes = static_cast<std::size_t>(tokens * s.h_q) * kDv * 2;

@@ -6,6 +6,8 @@
 
 #include <algorithm>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::sparse_prefill {
 
 const char* variant_name(PrefillVariant v) {
@@ -61,35 +63,30 @@ PrefillPlan make_plan(const PrefillShape& s, const port::ArchProfile& arch, cons
   p.shape = s;
   p.options = opt;
   p.lds_capacity = arch.lds_bytes_per_block;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   if (s.s_q < 0 || s.h_q < 1 || s.s_kv < 0 || s.topk < 0)
-    return refuse(fmt::format("s_q = {}, s_kv = {}, topk = {} must be >= 0 and h_q = {} >= 1", s.s_q, s.s_kv, s.topk,
+    return refuse(p, fmt::format("s_q = {}, s_kv = {}, topk = {} must be >= 0 and h_q = {} >= 1", s.s_q, s.s_kv, s.topk,
                               s.h_q));
   if (s.d_qk < kVec || s.d_qk % kVec != 0 || s.d_qk > 1024)
-    return refuse(fmt::format("d_qk = {} must be a multiple of 8 in [8, 1024] (16-byte row vectors)", s.d_qk));
+    return refuse(p, fmt::format("d_qk = {} must be a multiple of 8 in [8, 1024] (16-byte row vectors)", s.d_qk));
   if (s.d_v < kVec || s.d_v % kVec != 0 || s.d_v > s.d_qk)
-    return refuse(fmt::format("d_v = {} must be a multiple of 8 in [8, d_qk = {}]", s.d_v, s.d_qk));
+    return refuse(p, fmt::format("d_v = {} must be a multiple of 8 in [8, d_qk = {}]", s.d_v, s.d_qk));
   if (s.qh() < s.d_qk || s.qh() % kVec != 0 || s.qs() < 0 || s.qs() % kVec != 0)
-    return refuse(fmt::format("q strides (token {}, head {}) must be multiples of 8 with head stride >= d_qk = {} "
+    return refuse(p, fmt::format("q strides (token {}, head {}) must be multiples of 8 with head stride >= d_qk = {} "
                               "(16-byte aligned rows)", s.qs(), s.qh(), s.d_qk));
   if (s.kvs() < s.d_qk || s.kvs() % kVec != 0)
-    return refuse(fmt::format("kv row stride {} must be a multiple of 8 and >= d_qk = {}", s.kvs(), s.d_qk));
+    return refuse(p, fmt::format("kv row stride {} must be a multiple of 8 and >= d_qk = {}", s.kvs(), s.d_qk));
   if (s.s_kv > 0x7fffffff || s.topk > 0x7fffffff)
-    return refuse(fmt::format("s_kv = {} and topk = {} must fit int32 (indices are int32)", s.s_kv, s.topk));
+    return refuse(p, fmt::format("s_kv = {} and topk = {} must fit int32 (indices are int32)", s.s_kv, s.topk));
 
   p.pitch = static_cast<int>(s.d_qk) + kRowPad;
   p.col_groups = static_cast<int>(s.d_v / kVec);
   p.head_slots = kBlockThreads / p.col_groups;  // d_v <= 1024 gives col_groups <= 128, head_slots >= 2
   const int max_heads = std::min(kMaxHeadsPerBlock, p.head_slots * kMaxHeadsPerThread);
   if (opt.force_heads != 0 && (opt.force_heads < 1 || opt.force_heads > max_heads))
-    return refuse(fmt::format("force_heads = {} outside [1, {}] (P·V accumulators: {} heads per thread x {} column "
+    return refuse(p, fmt::format("force_heads = {} outside [1, {}] (P·V accumulators: {} heads per thread x {} column "
                               "slices)", opt.force_heads, max_heads, kMaxHeadsPerThread, p.col_groups));
   if (opt.force_tile_k != 0 && (opt.force_tile_k < 16 || opt.force_tile_k % 16 != 0 || opt.force_tile_k > 256))
-    return refuse(fmt::format("force_tile_k = {} must be a multiple of 16 in [16, 256]", opt.force_tile_k));
+    return refuse(p, fmt::format("force_tile_k = {} must be a multiple of 16 in [16, 256]", opt.force_tile_k));
   int heads = opt.force_heads != 0 ? opt.force_heads
                                    : static_cast<int>(std::min<std::int64_t>(s.h_q, max_heads));
   // Largest tile that fits, no larger than topk needs; shrink the head group only if even 16 rows do not fit.
@@ -119,7 +116,7 @@ PrefillPlan make_plan(const PrefillShape& s, const port::ArchProfile& arch, cons
   p.stats_bytes = f.stats;
   p.lds_bytes = f.total();
   if (tile == 0)
-    return refuse(fmt::format("LDS: q stage {} B + kv tile {} B ({} rows x {} B) + scores {} B + row indices {} B + "
+    return refuse(p, fmt::format("LDS: q stage {} B + kv tile {} B ({} rows x {} B) + scores {} B + row indices {} B + "
                               "softmax stats {} B = {} B exceeds {} capacity {} B",
                               f.q, f.kv, p.tile_k, p.pitch * 2, f.score, f.index, f.stats, f.total(), arch.name,
                               arch.lds_bytes_per_block));
@@ -128,8 +125,8 @@ PrefillPlan make_plan(const PrefillShape& s, const port::ArchProfile& arch, cons
   p.k_tiles = ceil_div(s.topk, p.tile_k);
   p.grid_x = s.s_q;
   p.grid_y = p.head_groups;
-  if (p.grid_x > 0x7fffffff) return refuse(fmt::format("grid.x = s_q = {} exceeds 2^31 - 1", p.grid_x));
-  if (p.grid_y > 65535) return refuse(fmt::format("grid.y = {} head groups exceeds 65535", p.grid_y));
+  if (p.grid_x > 0x7fffffff) return refuse(p, fmt::format("grid.x = s_q = {} exceeds 2^31 - 1", p.grid_x));
+  if (p.grid_y > 65535) return refuse(p, fmt::format("grid.y = {} head groups exceeds 65535", p.grid_y));
   p.workspace_bytes = 0;
   p.ok = true;
   return p;

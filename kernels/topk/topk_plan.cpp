@@ -3,6 +3,8 @@
 
 #include <fmt/format.h>
 
+#include "kernels/plan_support.hpp"
+
 namespace dsv4::kernels::topk {
 
 const char* variant_name(TopkVariant v) {
@@ -49,30 +51,25 @@ TopkPlan make_topk_plan(const TopkShape& shape, const port::ArchProfile& arch, c
            {"suffix scan (2 x 1024 x u32)", 2u * kMaxBlockThreads * 4u},
            {"state (prefix bin, remaining, counters)", 16u}};
   for (const auto& c : p.lds) p.lds_bytes += c.bytes;
-  auto refuse = [&](std::string why) {
-    p.ok = false;
-    p.reason = std::move(why);
-    return p;
-  };
   if (shape.topk < 1 || shape.topk > kMaxTopk)
-    return refuse(fmt::format("topk = {} must lie in [1, {}]", shape.topk, kMaxTopk));
+    return refuse(p, fmt::format("topk = {} must lie in [1, {}]", shape.topk, kMaxTopk));
   if (shape.rows < 0 || shape.rows > 0x7fffffff)
-    return refuse(fmt::format("R = {} rows must lie in [0, 2^31 - 1] (one block per row, grid.x)", shape.rows));
+    return refuse(p, fmt::format("R = {} rows must lie in [0, 2^31 - 1] (one block per row, grid.x)", shape.rows));
   if (shape.cols < 0 || shape.cols > kMaxCols)
-    return refuse(fmt::format("C = {} columns must lie in [0, 2^24] (int32 indices, u32 histogram counts; tested "
+    return refuse(p, fmt::format("C = {} columns must lie in [0, 2^24] (int32 indices, u32 histogram counts; tested "
                               "up to 128K)", shape.cols));
-  if (p.ld < shape.cols) return refuse(fmt::format("row stride {} is below C = {}", p.ld, shape.cols));
+  if (p.ld < shape.cols) return refuse(p, fmt::format("row stride {} is below C = {}", p.ld, shape.cols));
   if (shape.select_neg_inf)
-    return refuse("masked=select_neg_inf (torch.topk demo: fill with masked positions) is not implemented; this "
+    return refuse(p, "masked=select_neg_inf (torch.topk demo: fill with masked positions) is not implemented; this "
                   "kernel writes -1 (masked=minus1)");
-  if (p.wave_size != 32 && p.wave_size != 64) return refuse(fmt::format("wave size {} is not 32 or 64", p.wave_size));
+  if (p.wave_size != 32 && p.wave_size != 64) return refuse(p, fmt::format("wave size {} is not 32 or 64", p.wave_size));
   int b = opt.block_threads ? opt.block_threads : (shape.cols <= 4096 ? 256 : 1024);
   if (b < 64 || b > kMaxBlockThreads || (b & (b - 1)) != 0)
-    return refuse(fmt::format("block of {} threads must be a power of two in [64, {}] (the scan splits {} bins "
+    return refuse(p, fmt::format("block of {} threads must be a power of two in [64, {}] (the scan splits {} bins "
                               "evenly)", b, kMaxBlockThreads, kHistBins / 2));
   p.block = b;
   if (p.lds_bytes > p.lds_capacity)
-    return refuse(fmt::format("LDS {} B exceeds the {} B per block of {}", p.lds_bytes, p.lds_capacity, arch.name));
+    return refuse(p, fmt::format("LDS {} B exceeds the {} B per block of {}", p.lds_bytes, p.lds_capacity, arch.name));
   p.grid = shape.rows;
   p.ok = true;
   return p;
