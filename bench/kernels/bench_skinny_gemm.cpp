@@ -2,7 +2,8 @@
 // M in {1024,4096,7168}, bf16, times the kernel and cuBLAS (cublasGemmEx, fp32 compute, loaded with dlopen) as
 // the median over many replays of a captured graph of back-to-back launches, and the memory roofline (b read once
 // at the measured device-to-device copy bandwidth). The weights rotate over enough copies that they never sit in
-// L2 between launches. Prints one table with the ratios side by side.
+// L2 between launches. Prints one table with the ratios side by side. DSV4_BENCH_N/K/M select single shapes;
+// DSV4_BENCH_SWEEP=1 times every forced layout of the tensor-core plan and reports the fastest.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -133,14 +134,20 @@ int main() {
   std::uint64_t rng = 0x9e3779b97f4a7c15ull;
   std::printf("\n%5s %6s %6s | %10s %10s %10s | %9s %9s %9s | %s\n", "N", "K", "M", "kernel_us", "cublas_us",
               "roof_us", "cb/kern", "roof/kern", "roof/cb", "plan");
+  // DSV4_BENCH_N / _K / _M: run only the shapes with that N / K / M (e.g. one shape under a profiler).
+  auto only = [](const char* var, int v) {
+    const char* e = std::getenv(var);
+    return !e || std::atoi(e) == v;
+  };
   for (int n : {1, 4, 16, 32, 64, 128})
     for (int k : {2048, 7168, 16384})
       for (int m : {1024, 4096, 7168}) {
+        if (!only("DSV4_BENCH_N", n) || !only("DSV4_BENCH_K", k) || !only("DSV4_BENCH_M", m)) continue;
         sk::SkinnyShape sh;
         sh.n = n;
         sh.m = m;
         sh.k = k;
-        const sk::SkinnyPlan plan = sk::make_plan(sh, arch);
+        const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
         std::vector<port::DeviceBuffer> bs;
@@ -149,20 +156,45 @@ int main() {
         const auto host_a = random_bf16(static_cast<std::size_t>(n) * k, rng, 1.f);
         port::DeviceBuffer a = port::DeviceBuffer::from_host<std::uint16_t>(host_a);
         port::DeviceBuffer out(static_cast<std::size_t>(n) * m * 2), out_cb(static_cast<std::size_t>(n) * m * 2);
-        double t_k = -1, t_c = -1;
-        std::string note = plan.ok ? "" : "REFUSED " + plan.reason;
-        if (plan.ok) {
-          port::DeviceBuffer ws(plan.workspace_bytes);
-          sk::initialize_workspace(plan, ws, s);
-          t_k = median_us_per_launch(s, [&](int i) {
-            sk::launch_skinny_gemm(plan, {a.data(), bs[i % copies].data(), nullptr, out.data()}, ws.data(),
-                                   ws.bytes(), s);
+        auto time_plan = [&](const sk::SkinnyPlan& pl) {
+          port::DeviceBuffer ws(pl.workspace_bytes);
+          sk::initialize_workspace(pl, ws, s);
+          return median_us_per_launch(s, [&](int i) {
+            sk::launch_skinny_gemm(pl, {a.data(), bs[i % copies].data(), nullptr, out.data()}, ws.data(), ws.bytes(),
+                                   s);
           });
+        };
+        auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[160];
-          std::snprintf(buf, sizeof buf, "CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d grid=%lld", plan.chunkk,
-                        static_cast<long long>(plan.k_rnd), plan.chunks_per_shard, plan.tile_m,
-                        static_cast<long long>(plan.grid));
-          note = buf;
+          std::snprintf(buf, sizeof buf, "CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d grid=%lld", pl.chunkk,
+                        static_cast<long long>(pl.k_rnd), pl.chunks_per_shard, pl.tile_m,
+                        static_cast<long long>(pl.grid));
+          return std::string(buf);
+        };
+        double t_k = -1, t_c = -1;
+        std::string note = auto_plan.ok ? "" : "REFUSED " + auto_plan.reason;
+        sk::SkinnyPlan plan = auto_plan;
+        if (plan.ok) {
+          t_k = time_plan(plan);
+          note = describe(plan);
+        }
+        // DSV4_BENCH_SWEEP=1 (tensor-core plans): also time every forced (warps along M, chunks per shard) layout;
+        // the table then shows the fastest one, the auto plan's time stays in the note.
+        if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
+          const double t_auto = t_k;
+          for (int wm : {4, 2, 1})
+            for (int cps : {1, 2, 3, 4, 5, 7, 8, 11, 14, 16, 32}) {
+              const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps});
+              if (!f.ok || f.chunks_per_shard != cps) continue;
+              const double t = time_plan(f);
+              if (t < t_k) {
+                t_k = t;
+                plan = f;
+              }
+            }
+          char buf[64];
+          std::snprintf(buf, sizeof buf, " | auto %.2f us: ", t_auto);
+          note = describe(plan) + buf + describe(auto_plan);
         }
         if (have_cublas)
           t_c = median_us_per_launch(s, [&](int i) {

@@ -51,6 +51,17 @@ __device__ __forceinline__ std::uint16_t from_f32(float f) {
   else return f32_to_bf16(f);
 }
 
+// Epilogue of one output of the tile (o = n * tile_m + m_local): + bias in fp32, one rounding, store if in range.
+template <bool F16>
+__device__ __forceinline__ void store_output(const KParams& p, int tile, int o, float v) {
+  const int n = o / p.tile_m;
+  const std::int64_t m = static_cast<std::int64_t>(tile) * p.tile_m + o % p.tile_m;
+  if (n >= p.n || m >= p.m) return;
+  if (p.bias_kind == 1) v += to_f32<F16>(p.bias[m]);
+  else if (p.bias_kind == 2) v += to_f32<F16>(p.bias[static_cast<std::int64_t>(n) * p.m + m]);
+  port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
+}
+
 constexpr int kMaxOwned = 16;  // outputs per thread per readback pass: pass_outs / 256 <= 16
 
 // Phases 3 and 4: release, count, and the last arriver reads every shard back in fixed order, adds the bias and
@@ -60,7 +71,6 @@ template <bool F16>
 __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int tid) {
   const int TM = p.tile_m;
   const int outs = p.n_p2 * TM;
-  const std::int64_t m0 = static_cast<std::int64_t>(tile) * TM;
   // ---- 3. release, count, last arriver acquires ----
   __threadfence();  // release: this thread's partials are visible device-wide before the count
   __syncthreads();
@@ -118,14 +128,7 @@ SKINNY_UNROLL
 SKINNY_UNROLL
     for (int j = 0; j < kMaxOwned; ++j) {
       if (j >= per) break;
-      const int o = o0 + tid + j * kBlockThreads;
-      const int n = o / TM;
-      const std::int64_t m = m0 + o % TM;
-      if (n >= p.n || m >= p.m) continue;
-      float v = sum[j];
-      if (p.bias_kind == 1) v += to_f32<F16>(p.bias[m]);
-      else if (p.bias_kind == 2) v += to_f32<F16>(p.bias[static_cast<std::int64_t>(n) * p.m + m]);
-      port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
+      store_output<F16>(p, tile, o0 + tid + j * kBlockThreads, sum[j]);
     }
   }
 }

@@ -1,8 +1,8 @@
 // Tensor-core kernel of the split-K skinny GEMM (plan.mma, sm_90): one workgroup per (M-tile, K-shard), the same
 // protocol as the portable kernel (skinny_gemm.kernel.cpp) with a different phase 1:
 //   1. The tile's rows of b and the (padded) rows of a are staged in LDS by asynchronous 16-byte copies into a
-//      ring of `stages` slots, each slot `panels` panels of 32 K elements (rows of 64 bytes, zero-filled past M, N
-//      and the shard's K). Step i waits for its own copies, one barrier, then issues step i + stages - 1 into the
+//      ring of `stages` slots, each slot `panels` panels of 32 K elements (rows of 64 bytes plus one padding row
+//      per panel, zero-filled past M, N and the shard's K; consecutive threads copy consecutive K of a row). Step i waits for its own copies, one barrier, then issues step i + stages - 1 into the
 //      slot step i - 1 used, then computes: warp (wm, wn, grp) multiplies its mma_m_tiles x 16 rows of b by its
 //      mma_n_blocks x 8 rows of a on the panels grp, grp + k_groups, ... with m16n8k16 MMAs (kernels/port/mma.hpp;
 //      b is the MMA's A operand, a its B operand, the accumulator the transposed output tile).
@@ -10,9 +10,10 @@
 //      K for both operands (words x, y feed the first MMA, z, w the second), so each load is its fragments; a warp's
 //      32 loads of 16 bytes cover 512 contiguous LDS bytes (no bank conflicts).
 //   2. k-groups reduced in ascending order through LDS (or stored directly when there is one); the partial tile
-//      goes to the shard's slab. 3-4: finish_tile (skinny_device.hpp).
-// Sums are in a fixed order per plan: bit-identical run to run. Per-warp branches (8-row blocks of a past N) are
-// uniform over each 64-lane pair of warps too: warps along N only exist with warps_m >= 2 (the plan's LDS bound).
+//      goes to the shard's slab. 3-4: finish_tile (skinny_device.hpp). A plan with one shard (k_rnd == 1) has
+//      nothing to combine: the reduced tile is stored to the output with the bias straight from LDS.
+// Sums are in a fixed order per plan: bit-identical run to run. The MMA loop has no data-dependent branch (8-row
+// blocks of a past N multiply zeros), so every MMA runs converged on 32-lane groups and on 64-lane sim waves.
 #include "kernels/port/hip_port.hpp"
 #include "kernels/port/async_copy.hpp"
 #include "kernels/port/mma.hpp"
@@ -25,7 +26,7 @@ namespace dsv4::kernels::skinny::detail {
 namespace {
 
 template <bool F16, int NBW, int MT>
-__global__ void __launch_bounds__(256, kMmaBlocksPerSm) skinny_gemm_mma_kernel(KParams p) {
+__global__ void __launch_bounds__(256, mma_blocks_per_sm(NBW, MT)) skinny_gemm_mma_kernel(KParams p) {
   constexpr int S = mma_stages(NBW);
   constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
   constexpr int PK = kMmaPanelK;
@@ -40,7 +41,7 @@ __global__ void __launch_bounds__(256, kMmaBlocksPerSm) skinny_gemm_mma_kernel(K
   const int g = lane / 4, t = lane % 4;
   const int wm = warp % p.warps_m, wn = (warp / p.warps_m) % p.warps_n, grp = warp / (p.warps_m * p.warps_n);
   const std::int64_t m0 = static_cast<std::int64_t>(tile) * TM;
-  const int panel_elems = rows * PK;
+  const int panel_elems = (rows + 1) * PK;  // one row of padding: a warp's copies into two panels miss each other's banks
   const int stage_elems = P * panel_elems;
   auto ring = port::lds_carve<std::uint16_t>(smem, 0, static_cast<std::size_t>(S) * stage_elems, "mma_stage_ring");
 
@@ -49,41 +50,59 @@ __global__ void __launch_bounds__(256, kMmaBlocksPerSm) skinny_gemm_mma_kernel(K
   const std::int64_t k_end = shard_end < p.k ? shard_end : p.k;
   const int step_k = P * PK;
   const int nsteps = static_cast<int>((k_end - k_begin + step_k - 1) / step_k);
-  const int copies = P * rows * (PK / 8);  // 16-byte copies per stage
+  // Copy roles, fixed for the whole loop: panels are a power of two, so a row's P·4 16-byte pieces divide the 256
+  // threads; thread tid always copies piece tid % (P·4) (panel q, 16-byte column j) of rows r0, r0 + rstep, ...
+  // (consecutive threads copy consecutive K of a row). Only the step's K offset changes from step to step.
+  const int pieces = P * (PK / 8);
+  const int piece = tid & (pieces - 1);
+  const int koff = (piece / (PK / 8)) * PK + (piece % (PK / 8)) * 8;
+  const int lds_piece = (piece / (PK / 8)) * panel_elems + (piece % (PK / 8)) * 8;
+  const int r0 = tid / pieces, rstep = kBlockThreads / pieces;
+  // Its b rows r0, r0 + rstep, ... < TM come first, then its a rows; each run advances by a fixed stride and is
+  // valid for a prefix (rows < M, rows < N), so a copy costs a compare, a select and two adds.
+  auto count_below = [&](int first, int limit) { return first >= limit ? 0 : (limit - first + rstep - 1) / rstep; };
+  const int nb_copies = count_below(r0, TM);
+  const int ra = r0 + nb_copies * rstep;  // this thread's first a row (>= TM)
+  const int na_copies = count_below(ra, rows);
+  const std::int64_t m_left = static_cast<std::int64_t>(p.m) - m0;  // valid b rows of the tile
+  const int nb_valid = count_below(r0, static_cast<int>(m_left < TM ? m_left : TM));
+  const int na_valid = count_below(ra - TM, p.n);
+  const std::uint16_t* b_first = p.b + (m0 + r0) * p.k + k_begin + koff;
+  const std::uint16_t* a_first = p.a + static_cast<std::int64_t>(ra - TM) * p.lda + k_begin + koff;
+  const std::int64_t b_stride = static_cast<std::int64_t>(rstep) * p.k;
+  const std::int64_t a_stride = static_cast<std::int64_t>(rstep) * p.lda;
 
   auto issue = [&](int step) {
     if (step < nsteps) {
-      const std::int64_t kb = k_begin + static_cast<std::int64_t>(step) * step_k;
-      const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(step % S) * stage_elems;
-      for (int c = tid; c < copies; c += kBlockThreads) {
-        const int j = c % (PK / 8);
-        const int r = (c / (PK / 8)) % rows;
-        const int q = c / ((PK / 8) * rows);
-        const std::int64_t kk = kb + q * PK + j * 8;
-        const std::uint16_t* src = p.b;
-        bool valid = false;
-        if (r < TM) {
-          const std::int64_t m = m0 + r;
-          valid = m < p.m && kk < k_end;
-          if (valid) src = p.b + m * p.k + kk;
-        } else {
-          const int n = r - TM;
-          valid = n < p.n && kk < k_end;
-          if (valid) src = p.a + static_cast<std::int64_t>(n) * p.lda + kk;
-        }
-        port::async_copy16(ring, slot0 + static_cast<std::ptrdiff_t>(q) * panel_elems + r * PK + j * 8, src, valid);
+      const int kstep = step * step_k;
+      const bool k_ok = k_begin + kstep + koff < k_end;
+      std::ptrdiff_t dst = static_cast<std::ptrdiff_t>(step % S) * stage_elems + lds_piece + r0 * PK;
+      const std::uint16_t* src = b_first + kstep;
+      for (int i = 0; i < nb_copies; ++i, src += b_stride, dst += rstep * PK) {
+        const bool valid = k_ok && i < nb_valid;
+        port::async_copy16(ring, dst, valid ? src : p.b, valid);
+      }
+      src = a_first + kstep;
+      for (int i = 0; i < na_copies; ++i, src += a_stride, dst += rstep * PK) {
+        const bool valid = k_ok && i < na_valid;
+        port::async_copy16(ring, dst, valid ? src : p.b, valid);
       }
     }
     port::async_commit();  // every step commits one group (possibly empty): the wait count stays uniform
   };
 
-  float acc[MT][NBW][4];
+  // Small warp tiles keep two accumulator sets (one per MMA half) so that consecutive MMAs are independent;
+  // they are added once at the end (a fixed order).
+  constexpr int H = MT * NBW <= 4 ? 2 : 1;
+  float acc[H][MT][NBW][4];
 SKINNY_UNROLL
-  for (int mt = 0; mt < MT; ++mt)
+  for (int h = 0; h < H; ++h)
 SKINNY_UNROLL
-    for (int nb = 0; nb < NBW; ++nb)
+    for (int mt = 0; mt < MT; ++mt)
 SKINNY_UNROLL
-      for (int i = 0; i < 4; ++i) acc[mt][nb][i] = 0.f;
+      for (int nb = 0; nb < NBW; ++nb)
+SKINNY_UNROLL
+        for (int i = 0; i < 4; ++i) acc[h][mt][nb][i] = 0.f;
 
   // ---- 1. pipelined main loop ----
   for (int s = 0; s < S - 1; ++s) issue(s);
@@ -103,28 +122,33 @@ SKINNY_UNROLL
       }
       uint4 fb[NBW];
 SKINNY_UNROLL
-      for (int nb = 0; nb < NBW; ++nb) {
-        const int n0 = (wn * NBW + nb) * 8;
-        if (n0 >= p.n) break;  // warp-uniform: blocks of a past N compute nothing
-        fb[nb] = port::lds_load_as<uint4>(ring, base + (TM + n0 + g) * PK + 8 * t);
-      }
+      for (int nb = 0; nb < NBW; ++nb)  // rows of a past N are zeros in LDS: no branch in the MMA loop
+        fb[nb] = port::lds_load_as<uint4>(ring, base + (TM + (wn * NBW + nb) * 8 + g) * PK + 8 * t);
+      // Half 0 (words x, y) of every (mt, nb) first, then half 1 (z, w): no MMA waits for the one before it.
 SKINNY_UNROLL
-      for (int nb = 0; nb < NBW; ++nb) {
-        if ((wn * NBW + nb) * 8 >= p.n) break;
-        const std::uint32_t fb0[2] = {fb[nb].x, fb[nb].y};
-        const std::uint32_t fb1[2] = {fb[nb].z, fb[nb].w};
+      for (int half = 0; half < 2; ++half)
 SKINNY_UNROLL
-        for (int mt = 0; mt < MT; ++mt) {
-          const std::uint32_t fa0[4] = {fa[mt][0].x, fa[mt][1].x, fa[mt][0].y, fa[mt][1].y};
-          const std::uint32_t fa1[4] = {fa[mt][0].z, fa[mt][1].z, fa[mt][0].w, fa[mt][1].w};
-          port::mma_m16n8k16<E>(acc[mt][nb], fa0, fb0);
-          port::mma_m16n8k16<E>(acc[mt][nb], fa1, fb1);
+        for (int nb = 0; nb < NBW; ++nb) {
+          const std::uint32_t fbh[2] = {half ? fb[nb].z : fb[nb].x, half ? fb[nb].w : fb[nb].y};
+SKINNY_UNROLL
+          for (int mt = 0; mt < MT; ++mt) {
+            const std::uint32_t fah[4] = {half ? fa[mt][0].z : fa[mt][0].x, half ? fa[mt][1].z : fa[mt][1].x,
+                                          half ? fa[mt][0].w : fa[mt][0].y, half ? fa[mt][1].w : fa[mt][1].y};
+            port::mma_m16n8k16<E>(acc[half % H][mt][nb], fah, fbh);
+          }
         }
-      }
     }
   }
   port::async_wait<0>();  // only empty groups can remain; the ring is reused below
   __syncthreads();
+  if constexpr (H == 2) {
+SKINNY_UNROLL
+    for (int mt = 0; mt < MT; ++mt)
+SKINNY_UNROLL
+      for (int nb = 0; nb < NBW; ++nb)
+SKINNY_UNROLL
+        for (int i = 0; i < 4; ++i) acc[0][mt][nb][i] += acc[1][mt][nb][i];
+  }
 
   // ---- 2. k-group reduction (ascending group order), publish the shard's partial tile ----
   const int outs = p.n_p2 * TM;  // output o = n * TM + m_local; rows n >= N are zero
@@ -137,13 +161,15 @@ SKINNY_UNROLL
       for (int nb = 0; nb < NBW; ++nb) {
         const int ml = (wm * MT + mt) * 16 + g;
         const int n = (wn * NBW + nb) * 8 + 2 * t;
-        store(n * TM + ml, acc[mt][nb][0]);
-        store((n + 1) * TM + ml, acc[mt][nb][1]);
-        store(n * TM + ml + 8, acc[mt][nb][2]);
-        store((n + 1) * TM + ml + 8, acc[mt][nb][3]);
+        store(n * TM + ml, acc[0][mt][nb][0]);
+        store((n + 1) * TM + ml, acc[0][mt][nb][1]);
+        store(n * TM + ml + 8, acc[0][mt][nb][2]);
+        store((n + 1) * TM + ml + 8, acc[0][mt][nb][3]);
       }
   };
-  if (KG == 1) {
+  // One shard (k_rnd == 1): no split, so no slab, counter or readback: the tile goes from LDS to the output.
+  const bool direct = p.k_rnd == 1;
+  if (KG == 1 && !direct) {
     put([&](int o, float v) { port::global_store(slab + o, v); });
     for (int o = np * TM + tid; o < outs; o += kBlockThreads) port::global_store(slab + o, 0.f);
   } else {
@@ -156,8 +182,10 @@ SKINNY_UNROLL
         s = red[o];
         for (int q = 1; q < KG; ++q) s += red[static_cast<std::ptrdiff_t>(q) * outs + o];
       }
-      port::global_store(slab + o, s);
+      if (direct) store_output<F16>(p, tile, o, s);
+      else port::global_store(slab + o, s);
     }
+    if (direct) return;
   }
   finish_tile<F16>(p, smem, tile, tid);
 }

@@ -47,41 +47,67 @@ std::size_t main_footprint(int rows, int tile_m, int chunk) {
   return static_cast<std::size_t>(rows + tile_m) * static_cast<std::size_t>(chunk + kRowPad) * 2;
 }
 
-// MMA path: LDS of the main-loop ring and of the k-group reduction with `wm` warps along M.
-std::size_t mma_stage_bytes(const SkinnyPlan& p, int wm) {
-  const int kg = kBlockThreads / 32 / (wm * p.mma_warps_n);
+// MMA path, with `wm` warps along M: k-groups, K panels per stage (kMmaMinPanels, fewer while the ring would
+// not fit the budget, never fewer than the k-groups or 2), and the LDS of the ring and of the k-group reduction.
+std::size_t mma_budget(const SkinnyPlan& p) {
+  return mma_lds_budget(mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles));
+}
+int mma_k_groups(const SkinnyPlan& p, int wm) { return kBlockThreads / 32 / (wm * p.mma_warps_n); }
+std::size_t mma_ring_bytes(const SkinnyPlan& p, int wm, int panels) {
   const int rows = 16 * p.mma_m_tiles * wm + 8 * p.mma_n_blocks * p.mma_warps_n;
-  return static_cast<std::size_t>(p.mma_stages) * std::max(2, kg) * rows * kMmaPanelK * 2;
+  return static_cast<std::size_t>(p.mma_stages) * panels * (rows + 1) * kMmaPanelK * 2;
+}
+int mma_panels(const SkinnyPlan& p, int wm) {
+  const int floor = std::max(2, mma_k_groups(p, wm));
+  int panels = std::max(kMmaMinPanels, floor);
+  while (panels > floor && mma_ring_bytes(p, wm, panels) > mma_budget(p)) panels /= 2;
+  return panels;
 }
 std::size_t mma_kreduce_bytes(const SkinnyPlan& p, int wm) {
-  const int kg = kBlockThreads / 32 / (wm * p.mma_warps_n);
+  const int kg = mma_k_groups(p, wm);
   return kg > 1 ? static_cast<std::size_t>(kg) * p.n_p2 * 16 * p.mma_m_tiles * wm * 4 : 0;
 }
-std::size_t mma_lds_need(const SkinnyPlan& p, int wm) { return std::max(mma_stage_bytes(p, wm), mma_kreduce_bytes(p, wm)); }
+std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
+  return std::max(mma_ring_bytes(p, wm, mma_panels(p, wm)), mma_kreduce_bytes(p, wm));
+}
 
-// MMA path: chunks per shard minimising a model of the busiest SM's bytes (workgroups are spread evenly over the
-// SMs; each streams its b rows, a at a quarter weight for L2 hits), plus the split-K partials written and read
-// back, the last arriver's serial readback and a fixed cost per workgroup, within the workspace limit.
-int mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
+// MMA path: chunks per shard minimising a model of the time of the busiest SM, in bytes it streams. Workgroups
+// spread evenly over the SMs; each streams its b rows and the a rows (at a quarter weight for N <= 16, whose few
+// rows stay cached; in full above, where they compete with b for the SM's fill bandwidth). One resident workgroup
+// per SM where the kernel is built for two streams at 85 %. Each workgroup costs a fixed ~1.2 us (pipeline fill,
+// epilogue); a split adds the partials' traffic and a serial tail (~10 us measured: partials, fence, counter, the
+// last arriver's readback). Fitted on the H200 (bench_skinny_gemm
+// DSV4_BENCH_SWEEP=1: forced layouts against this choice).
+struct SplitChoice {
+  int chunks_per_shard;
+  double cost;
+};
+SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
+  const int built = mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
+  const double a_weight = np <= 16 ? 0.25 : 1.0;  // a few rows of a stay in L1/L2; many compete with b
   double best_cost = 0;
   int best = static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
     if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
     if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * outs * 4) > kMaxWorkspaceBytes) break;
-    const std::int64_t per_sm = ceil_div(p.tiles_m * shards, sms);
-    const double main = static_cast<double>(per_sm * cps) * p.k_chunk * (p.tile_m + np / 4.0) * 2;
-    const double partial = static_cast<double>(shards * p.tiles_m * outs) * 8 / sms;
-    const double tail = shards > 1 ? static_cast<double>(shards * outs) : 0.0;
-    const double cost = main + partial + tail + static_cast<double>(per_sm) * 16384;
+    const std::int64_t blocks = p.tiles_m * shards;
+    const std::int64_t per_sm = ceil_div(blocks, sms);
+    const double resident = static_cast<double>(blocks) / sms;
+    const double rate = (built >= 2 && resident < 1.5) ? 0.85 : 1.0;
+    const double main = static_cast<double>(per_sm * cps) * p.k_chunk * 2.0 * (p.tile_m + a_weight * np) / rate;
+    const double split = shards > 1 ? static_cast<double>(shards * p.tiles_m * outs) * 8 / sms +
+                                          static_cast<double>(shards * outs) * 4 + 327680.0
+                                    : 0.0;
+    const double cost = main + split + static_cast<double>(per_sm) * 40960;
     if (cps == chunks || cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(cps);
     }
   }
-  return best;
+  return {best, best_cost};
 }
 
 SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
@@ -92,7 +118,10 @@ SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
 
 }  // namespace
 
-SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+namespace {
+
+// The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest).
+SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm) {
   SkinnyPlan p;
   p.arch = arch.arch;
   p.shape = s;
@@ -116,24 +145,26 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   std::int64_t target = static_cast<std::int64_t>(arch.compute_units) * blocks_per_cu(arch);
   p.mma = arch.arch == port::Arch::sm_90;
   if (p.mma) {
-    // Tensor-core path: the warp tile by N class; warps along M start at 4 and halve (more K-groups, more K
-    // panels per stage) while the machine lacks a wave of (M-tile, 512-chunk) workgroups and the LDS still fits.
+    // Tensor-core path: the warp tile by N class; `mma_wm` warps along M (fewer: more K-groups, more K panels per
+    // stage, smaller M-tiles), if the ring and reduction fit the LDS budget.
     const int nbt = next_pow2(ceil_div(s.n, 8));
     const MmaWarpTile wt = mma_warp_tile(nbt);
     p.mma_m_tiles = wt.m_tiles;
     p.mma_n_blocks = wt.n_blocks;
     p.mma_warps_n = wt.warps_n;
     p.mma_stages = wt.stages;
-    target = static_cast<std::int64_t>(arch.compute_units) * kMmaBlocksPerSm;
     const int warps = kBlockThreads / 32;
-    int wm = std::min(4, warps / wt.warps_n);
-    while (wm > 1 && ceil_div(s.m, 16 * wt.m_tiles * wm) * ceil_div(s.k, kMmaBaseChunk) < target &&
-           mma_lds_need(p, wm / 2) <= kMmaLdsBudget)
-      wm /= 2;
+    const int wm = mma_wm;
+    if (wm < 1 || wm * wt.warps_n > warps || warps % (wm * wt.warps_n) != 0 || (wt.warps_n > 1 && wm < 2))
+      return refuse(p, "no tensor-core layout with " + std::to_string(wm) + " warps along M");
+    if (mma_lds_need(p, wm) > mma_budget(p))
+      return refuse(p, "tensor-core ring of " + std::to_string(mma_lds_need(p, wm)) + " B exceeds the " +
+                           std::to_string(mma_budget(p)) + " B budget with " + std::to_string(wm) +
+                           " warps along M");
     p.mma_warps_m = wm;
     p.tile_m = 16 * wt.m_tiles * wm;
     p.k_groups = warps / (wm * wt.warps_n);
-    p.mma_panels = std::max(2, p.k_groups);
+    p.mma_panels = mma_panels(p, wm);
   } else {
     p.tile_m = is_amd(arch.arch) ? 64 / p.grps_shr_b : std::min(64, 4096 / p.n_p2);
     const int slots = p.n_p2 * p.tile_m / (kMicroRows * kMicroCols);
@@ -168,8 +199,12 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   // Shards: one chunk per shard (1KPASS) while the grid fits the machine; otherwise several chunks per
   // shard so that the grid is about one full wave of workgroups.
   const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
-  if (p.mma) {
-    p.chunks_per_shard = mma_chunks_per_shard(p, chunks, arch.compute_units);
+  if (p.mma && opt.force_chunks_per_shard > 0) {
+    p.chunks_per_shard = static_cast<int>(std::min<std::int64_t>(opt.force_chunks_per_shard, chunks));
+  } else if (p.mma && kMmaSplitRule == 0) {
+    const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units);
+    p.chunks_per_shard = c.chunks_per_shard;
+    p.mma_model_cost = c.cost;
   } else if (p.tiles_m * chunks <= target) {
     p.chunks_per_shard = 1;
   } else {
@@ -181,8 +216,11 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   p.grid = p.tiles_m * p.k_rnd;
 
   // LDS phases. All share one allocation; barriers separate them.
-  p.lds_main = p.mma ? mma_stage_bytes(p, p.mma_warps_m) : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
-  p.lds_kreduce = p.k_groups > 1 ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4 : 0;
+  p.lds_main = p.mma ? mma_ring_bytes(p, p.mma_warps_m, p.mma_panels) : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
+  // (The MMA path also stages a one-shard tile in LDS for its direct epilogue.)
+  p.lds_kreduce = (p.k_groups > 1 || (p.mma && p.k_rnd == 1))
+                      ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4
+                      : 0;
   // Readback passes: the whole tile at once on the FMA path; on the MMA path N-tiles of at most 4096 outputs.
   if (p.mma) {
     p.readback_pass_outputs = std::min(p.n_p2 * p.tile_m, kReadbackPassOutputs);
@@ -241,6 +279,25 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   if (p.grid > 0x7fffffff) return refuse(p, "grid " + std::to_string(p.grid) + " exceeds 2^31-1 workgroups");
   p.ok = true;
   return p;
+}
+
+}  // namespace
+
+SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0);
+  // Tensor-core path: every admitted number of warps along M (4, 2, 1), the lowest modelled cost wins (ties: more
+  // warps along M). When none is admitted, the refusal of the first says why.
+  if (opt.force_warps_m != 0) return make_plan_with(s, arch, opt, opt.force_warps_m);
+  SkinnyPlan best;
+  for (int wm : {4, 2, 1}) {
+    SkinnyPlan c = make_plan_with(s, arch, opt, wm);
+    if (!c.ok) {
+      if (wm == 4) best = c;
+      continue;
+    }
+    if (!best.ok || c.mma_model_cost < best.mma_model_cost) best = c;
+  }
+  return best;
 }
 
 std::vector<LdsPhase> SkinnyPlan::lds_phases() const {

@@ -44,6 +44,10 @@ struct SkinnyShape {
 struct SkinnyOptions {
   SkinnyVariant variant = SkinnyVariant::fixed;
   int force_chunkk = 0;  // 0 = the CHUNKK rule; 1 or 2 forces it (tests sweep both)
+  // Tensor-core path only (0 = the cost model): warps along M (1, 2 or 4) and K chunks per shard. Tests use them
+  // to reach every layout at small shapes; the benchmark's sweep uses them to check the cost model's choice.
+  int force_warps_m = 0;
+  int force_chunks_per_shard = 0;
 };
 
 struct LdsPhase {
@@ -74,14 +78,38 @@ inline constexpr int kChunkkShardCap = 11;
 struct MmaWarpTile {
   int m_tiles, n_blocks, warps_n, stages;
 };
+#ifndef SKINNY_MMA_STAGES_SMALL_N
+#define SKINNY_MMA_STAGES_SMALL_N 4
+#endif
+#ifndef SKINNY_MMA_STAGES_LARGE_N
+#define SKINNY_MMA_STAGES_LARGE_N 3
+#endif
+#ifndef SKINNY_MMA_MIN_PANELS
+#define SKINNY_MMA_MIN_PANELS 4
+#endif
+#ifndef SKINNY_MMA_SPLIT_RULE
+#define SKINNY_MMA_SPLIT_RULE 0
+#endif
+constexpr int mma_stages(int n_blocks) { return n_blocks <= 4 ? SKINNY_MMA_STAGES_SMALL_N : SKINNY_MMA_STAGES_LARGE_N; }
 constexpr MmaWarpTile mma_warp_tile(int n_blocks_total) {
-  return n_blocks_total <= 4 ? MmaWarpTile{1, n_blocks_total, 1, 4}
-                             : MmaWarpTile{2, 8, n_blocks_total / 8, 3};
+  return n_blocks_total <= 4 ? MmaWarpTile{1, n_blocks_total, 1, mma_stages(n_blocks_total)}
+                             : MmaWarpTile{2, 8, n_blocks_total / 8, mma_stages(8)};
 }
-constexpr int mma_stages(int n_blocks) { return n_blocks <= 4 ? 4 : 3; }
+inline constexpr int kMmaMinPanels = SKINNY_MMA_MIN_PANELS;  // K panels per stage at least (contiguous bytes per row)
+inline constexpr int kMmaSplitRule = SKINNY_MMA_SPLIT_RULE;  // 0: cost model; 1: one wave of workgroups
 inline constexpr int kMmaPanelK = 32;
-inline constexpr int kMmaBlocksPerSm = 2;  // resident workgroups per SM the kernel is compiled for (launch bounds)
-inline constexpr std::size_t kMmaLdsBudget = std::size_t{112} << 10;  // per block, so that two share an SM
+#ifndef SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM
+#define SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM 1
+#endif
+// Resident workgroups per SM each kernel instance is compiled for (its launch bounds, hence its register cap): the
+// 32x64 warp tile needs more than 128 registers.
+constexpr int mma_blocks_per_sm(int n_blocks, int m_tiles) {
+  return n_blocks * m_tiles >= 16 ? SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM : 2;
+}
+// LDS per block for the ring and reduction: two blocks share an SM's 228 KiB (with 1 KiB each reserved), or one.
+constexpr std::size_t mma_lds_budget(int blocks_per_sm) {
+  return blocks_per_sm >= 2 ? std::size_t{112} << 10 : std::size_t{200} << 10;
+}
 inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
 inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches
 inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass: 16 per thread
@@ -111,7 +139,8 @@ struct SkinnyPlan {
   int mma_m_tiles = 0;    // 16-row tiles of b per warp
   int mma_n_blocks = 0;   // 8-row blocks of a per warp
   int mma_stages = 0;     // pipeline ring slots
-  int mma_panels = 0;     // 32-element K panels per stage (max(2, k_groups))
+  int mma_panels = 0;     // 32-element K panels per stage (max(kMmaMinPanels, k_groups))
+  double mma_model_cost = 0;  // the split/tiling cost model's value for this plan (lower is better)
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
 

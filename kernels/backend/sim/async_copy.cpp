@@ -14,6 +14,7 @@ namespace dsv4::port::sim::detail {
 
 namespace {
 struct PendingCopy {
+  const BlockExec* block;  // the issuing thread's block: a copy never lands in another block's LDS
   int array;
   std::int64_t byte_offset;
   const void* src;
@@ -27,6 +28,7 @@ struct CopyQueue {
 thread_local std::unordered_map<const ThreadCtx*, CopyQueue> g_queues;
 
 void perform(const PendingCopy& c) {
+  if (c.block != g_current->block) return;  // unreachable while the executor forgets queues at thread start/end
   unsigned char bytes[16] = {};
   if (c.valid) std::memcpy(bytes, c.src, sizeof(bytes));
   lds_access(c.array, c.byte_offset, bytes, sizeof(bytes), LdsMode::write);
@@ -34,7 +36,7 @@ void perform(const PendingCopy& c) {
 }  // namespace
 
 void async_copy_issue(int array, std::int64_t byte_offset, const void* src, bool valid) {
-  g_queues[g_current].open.push_back(PendingCopy{array, byte_offset, src, valid});
+  g_queues[g_current].open.push_back(PendingCopy{g_current->block, array, byte_offset, src, valid});
 }
 
 void async_copy_commit() {

@@ -81,7 +81,8 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(8 * p.mma_n_blocks * p.mma_warps_n <= p.n_p2);
     RC_ASSERT(p.mma_panels % p.k_groups == 0);
     RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kMmaPanelK) == 0);
-    RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::kMmaLdsBudget);
+    RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <=
+              sk::mma_lds_budget(sk::mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles)));
     if (p.mma_warps_n > 1) RC_ASSERT(p.mma_warps_m >= 2);
   }
   RC_ASSERT(p.n_p2 >= s.n);
