@@ -166,9 +166,9 @@ int main() {
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[160];
-          std::snprintf(buf, sizeof buf, "CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d grid=%lld", pl.chunkk,
-                        static_cast<long long>(pl.k_rnd), pl.chunks_per_shard, pl.tile_m,
-                        static_cast<long long>(pl.grid));
+          std::snprintf(buf, sizeof buf, "CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d warp_m=%d grid=%lld",
+                        pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard, pl.tile_m,
+                        16 * pl.mma_m_tiles, static_cast<long long>(pl.grid));
           return std::string(buf);
         };
         double t_k = -1, t_c = -1;
@@ -182,10 +182,11 @@ int main() {
         // the table then shows the fastest one, the auto plan's time stays in the note.
         if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
+          for (int mt : {1, 2, 4})
           for (int wm : {4, 2, 1})
-            for (int cps : {1, 2, 3, 4, 5, 7, 8, 11, 14, 16, 32}) {
-              const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps});
-              if (!f.ok || f.chunks_per_shard != cps) continue;
+            for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
+              const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt});
+              if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
               const double t = time_plan(f);
               if (t < t_k) {
                 t_k = t;

@@ -195,7 +195,9 @@ KernelFn pick(int n_blocks, int m_tiles) {
   if (n_blocks == 1 && m_tiles == 1) return &skinny_gemm_mma_kernel<F16, 1, 1>;
   if (n_blocks == 2 && m_tiles == 1) return &skinny_gemm_mma_kernel<F16, 2, 1>;
   if (n_blocks == 4 && m_tiles == 1) return &skinny_gemm_mma_kernel<F16, 4, 1>;
+  if (n_blocks == 4 && m_tiles == 2) return &skinny_gemm_mma_kernel<F16, 4, 2>;
   if (n_blocks == 8 && m_tiles == 2) return &skinny_gemm_mma_kernel<F16, 8, 2>;
+  if (n_blocks == 8 && m_tiles == 4) return &skinny_gemm_mma_kernel<F16, 8, 4>;
   return nullptr;
 }
 

@@ -72,11 +72,10 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
 }
 
 // MMA path: chunks per shard minimising a model of the time of the busiest SM, in bytes it streams. Workgroups
-// spread evenly over the SMs; each streams its b rows and the a rows (at a quarter weight for N <= 16, whose few
-// rows stay cached; in full above, where they compete with b for the SM's fill bandwidth). One resident workgroup
-// per SM where the kernel is built for two streams at 85 %. Each workgroup costs a fixed ~1.2 us (pipeline fill,
-// epilogue); a split adds the partials' traffic and a serial tail (~10 us measured: partials, fence, counter, the
-// last arriver's readback). Fitted on the H200 (bench_skinny_gemm
+// spread evenly over the SMs; each streams its b rows and the a rows (at a quarter weight: mostly L2 hits). One
+// resident workgroup per SM where the kernel is built for two streams at 85 %. Each workgroup costs a fixed
+// ~1.2 us (pipeline fill, epilogue); a split adds the partials' traffic and a serial tail (~10 us of an SM's
+// stream, measured: partials, fence, counter, the last arriver's readback, and the uneven end of the grid). Fitted on the H200 (bench_skinny_gemm
 // DSV4_BENCH_SWEEP=1: forced layouts against this choice).
 struct SplitChoice {
   int chunks_per_shard;
@@ -86,7 +85,7 @@ SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int s
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
   const int built = mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
-  const double a_weight = np <= 16 ? 0.25 : 1.0;  // a few rows of a stay in L1/L2; many compete with b
+  const double a_weight = 0.25;  // rows of a are read by every M-tile, mostly from L2
   double best_cost = 0;
   int best = static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
@@ -121,7 +120,8 @@ SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
 namespace {
 
 // The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest).
-SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm) {
+SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
+                          int mma_mt) {
   SkinnyPlan p;
   p.arch = arch.arch;
   p.shape = s;
@@ -148,7 +148,11 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
     // Tensor-core path: the warp tile by N class; `mma_wm` warps along M (fewer: more K-groups, more K panels per
     // stage, smaller M-tiles), if the ring and reduction fit the LDS budget.
     const int nbt = next_pow2(ceil_div(s.n, 8));
-    const MmaWarpTile wt = mma_warp_tile(nbt);
+    const MmaMTileChoices choices = mma_m_tile_choices(nbt);
+    if (mma_mt != choices.m_tiles[0] && (choices.count < 2 || mma_mt != choices.m_tiles[1]))
+      return refuse(p, "no tensor-core warp tile with " + std::to_string(mma_mt) + " 16-row tiles of b for N=" +
+                           std::to_string(s.n));
+    const MmaWarpTile wt = mma_warp_tile(nbt, mma_mt);
     p.mma_m_tiles = wt.m_tiles;
     p.mma_n_blocks = wt.n_blocks;
     p.mma_warps_n = wt.warps_n;
@@ -284,19 +288,29 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
 }  // namespace
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
-  if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0);
-  // Tensor-core path: every admitted number of warps along M (4, 2, 1), the lowest modelled cost wins (ties: more
-  // warps along M). When none is admitted, the refusal of the first says why.
-  if (opt.force_warps_m != 0) return make_plan_with(s, arch, opt, opt.force_warps_m);
+  if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0, 0);
+  // Tensor-core path: every admitted layout (16-row tiles of b per warp from the N class's choices, 4, 2 or 1
+  // warps along M), the lowest modelled cost wins (ties: the first tried, the larger warp tile). The options may force either. When
+  // none is admitted, the refusal of the first says why.
+  const int nbt = s.n >= 1 && s.n <= 128 ? next_pow2((s.n + 7) / 8) : 1;
+  const MmaMTileChoices choices = mma_m_tile_choices(nbt);
   SkinnyPlan best;
-  for (int wm : {4, 2, 1}) {
-    SkinnyPlan c = make_plan_with(s, arch, opt, wm);
-    if (!c.ok) {
-      if (wm == 4) best = c;
-      continue;
+  bool first = true;
+  for (int ci = choices.count - 1; ci >= 0; --ci) {  // larger warp tiles first: they win ties (fewer LDS reads)
+    const int mt = choices.m_tiles[ci];
+    if (opt.force_m_tiles != 0 && opt.force_m_tiles != mt) continue;
+    for (int wm : {4, 2, 1}) {
+      if (opt.force_warps_m != 0 && opt.force_warps_m != wm) continue;
+      SkinnyPlan c = make_plan_with(s, arch, opt, wm, mt);
+      if (!c.ok) {
+        if (first) best = c;
+      } else if (!best.ok || c.mma_model_cost < best.mma_model_cost) {
+        best = c;
+      }
+      first = false;
     }
-    if (!best.ok || c.mma_model_cost < best.mma_model_cost) best = c;
   }
+  if (first) return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles);  // forced off the list
   return best;
 }
 

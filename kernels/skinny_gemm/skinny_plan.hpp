@@ -48,6 +48,7 @@ struct SkinnyOptions {
   // to reach every layout at small shapes; the benchmark's sweep uses them to check the cost model's choice.
   int force_warps_m = 0;
   int force_chunks_per_shard = 0;
+  int force_m_tiles = 0;  // 16-row tiles of b per warp (one of mma_m_tile_choices)
 };
 
 struct LdsPhase {
@@ -91,9 +92,20 @@ struct MmaWarpTile {
 #define SKINNY_MMA_SPLIT_RULE 0
 #endif
 constexpr int mma_stages(int n_blocks) { return n_blocks <= 4 ? SKINNY_MMA_STAGES_SMALL_N : SKINNY_MMA_STAGES_LARGE_N; }
-constexpr MmaWarpTile mma_warp_tile(int n_blocks_total) {
-  return n_blocks_total <= 4 ? MmaWarpTile{1, n_blocks_total, 1, mma_stages(n_blocks_total)}
-                             : MmaWarpTile{2, 8, n_blocks_total / 8, mma_stages(8)};
+// The warp tile for the padded 8-row block count of a (next_pow2(ceil(N/8))) and 16-row tiles of b per warp:
+// up to 8 blocks of a per warp (two warps along N above). Instantiated warp tiles (m_tiles x n_blocks): 1x1, 1x2,
+// 1x4, 2x4, 2x8, 4x8; mma_m_tile_choices lists the ones the plan may pick per N class.
+constexpr MmaWarpTile mma_warp_tile(int n_blocks_total, int m_tiles) {
+  return n_blocks_total <= 4 ? MmaWarpTile{m_tiles, n_blocks_total, 1, mma_stages(n_blocks_total)}
+                             : MmaWarpTile{m_tiles, 8, n_blocks_total / 8, mma_stages(8)};
+}
+struct MmaMTileChoices {
+  int count;
+  int m_tiles[2];
+};
+constexpr MmaMTileChoices mma_m_tile_choices(int n_blocks_total) {
+  return n_blocks_total <= 2 ? MmaMTileChoices{1, {1, 0}}
+                             : (n_blocks_total == 4 ? MmaMTileChoices{2, {1, 2}} : MmaMTileChoices{2, {2, 4}});
 }
 inline constexpr int kMmaMinPanels = SKINNY_MMA_MIN_PANELS;  // K panels per stage at least (contiguous bytes per row)
 inline constexpr int kMmaSplitRule = SKINNY_MMA_SPLIT_RULE;  // 0: cost model; 1: one wave of workgroups
@@ -102,7 +114,7 @@ inline constexpr int kMmaPanelK = 32;
 #define SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM 1
 #endif
 // Resident workgroups per SM each kernel instance is compiled for (its launch bounds, hence its register cap): the
-// 32x64 warp tile needs more than 128 registers.
+// 32x64 and 64x64 warp tiles need more than 128 registers.
 constexpr int mma_blocks_per_sm(int n_blocks, int m_tiles) {
   return n_blocks * m_tiles >= 16 ? SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM : 2;
 }

@@ -92,6 +92,38 @@ TEST_F(SkinnyMmaSim, SweepMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
+// Every tensor-core layout the plan may choose (16-row tiles of b per warp x warps along M, for each N class), each
+// with a split (one chunk per shard, k_rnd = 3) and without (the one-shard direct epilogue): small shapes reach
+// layouts the cost model only picks for large ones.
+TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(2, std::size_t{16} << 20, 0);
+  port::Stream st;
+  int cases = 0, idx = 0;
+  std::vector<std::string> failures;
+  for (std::int64_t n : {9, 20, 40, 100})
+    for (int mt : {1, 2, 4})
+      for (int wm : {4, 2, 1})
+        for (int cps : {1, 3}) {
+          const auto s = shape(n, idx % 2 ? 40 : 48, 1032, idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16,
+                               idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m, 0);
+          const sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, 1, wm, cps, mt};
+          const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
+          if (!plan.ok) continue;  // not a layout of this N class, or over the LDS budget
+          ++idx;
+          EXPECT_EQ(plan.mma_m_tiles, mt);
+          EXPECT_EQ(plan.mma_warps_m, wm);
+          EXPECT_EQ(plan.k_rnd, cps == 1 ? 3 : 1) << plan.describe();
+          const std::string f = run_and_check(s, pool, st, rng, opt);
+          ++cases;
+          if (!f.empty()) failures.push_back(f);
+        }
+  for (const auto& f : failures) ADD_FAILURE() << f;
+  std::cout << "[skinny mma sim] forced layouts: " << cases << " cases, " << failures.size() << " failing\n";
+  EXPECT_GE(cases, 24);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
 TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {
   auto rng = dsv4::test::rng_for_current_test();
   sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
