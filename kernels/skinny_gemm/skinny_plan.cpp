@@ -71,21 +71,25 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
   return std::max(mma_ring_bytes(p, wm, mma_panels(p, wm)), mma_kreduce_bytes(p, wm));
 }
 
-// MMA path: chunks per shard minimising a model of the time of the busiest SM, in bytes it streams. Workgroups
-// spread evenly over the SMs; each streams its b rows and the a rows (at a quarter weight: mostly L2 hits). One
-// resident workgroup per SM where the kernel is built for two streams at 85 %. Each workgroup costs a fixed
-// ~1.2 us (pipeline fill, epilogue); a split adds the partials' traffic and a serial tail (~10 us of an SM's
-// stream, measured: partials, fence, counter, the last arriver's readback, and the uneven end of the grid). Fitted on the H200 (bench_skinny_gemm
-// DSV4_BENCH_SWEEP=1: forced layouts against this choice).
+// MMA path: chunks per shard minimising a model of the kernel's time on the H200 (microseconds), fitted on
+// bench_skinny_gemm sweeps (DSV4_BENCH_SWEEP=1 times every forced layout):
+//   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a quarter
+//     weight: mostly L2 hits) at the lower of its share of the copy bandwidth and of what its ring keeps in flight
+//     over a loaded memory latency (bytes in flight / 1.6 us);
+//   * its MMAs run at about 0.3 m16n8k16 per SM clock (measured), shared by the workgroups resident on the SM;
+//   * a workgroup costs the larger of the two plus ~1.2 us (pipeline fill, epilogue);
+//   * a split adds the partials written and read back and a ~3.5 us serial tail (fence, counter, readback).
 struct SplitChoice {
   int chunks_per_shard;
   double cost;
 };
 SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
+  constexpr double kCopyGBs = 4200, kLatencyUs = 1.6, kMmaPerSmPerUs = 0.3 * 1700, kBlockUs = 1.2, kTailUs = 3.5;
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
   const int built = mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
-  const double a_weight = 0.25;  // rows of a are read by every M-tile, mostly from L2
+  const double stage_bytes = static_cast<double>(mma_ring_bytes(p, p.mma_warps_m, p.mma_panels)) / p.mma_stages;
+  const double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / kLatencyUs;  // bytes in flight / latency
   double best_cost = 0;
   int best = static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
@@ -93,14 +97,18 @@ SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int s
     if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
     if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * outs * 4) > kMaxWorkspaceBytes) break;
     const std::int64_t blocks = p.tiles_m * shards;
-    const std::int64_t per_sm = ceil_div(blocks, sms);
-    const double resident = static_cast<double>(blocks) / sms;
-    const double rate = (built >= 2 && resident < 1.5) ? 0.85 : 1.0;
-    const double main = static_cast<double>(per_sm * cps) * p.k_chunk * 2.0 * (p.tile_m + a_weight * np) / rate;
-    const double split = shards > 1 ? static_cast<double>(shards * p.tiles_m * outs) * 8 / sms +
-                                          static_cast<double>(shards * outs) * 4 + 327680.0
-                                    : 0.0;
-    const double cost = main + split + static_cast<double>(per_sm) * 40960;
+    const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
+    const std::int64_t waves = ceil_div(blocks, slots);
+    const std::int64_t concurrent = std::min(blocks, slots);
+    const double on_sm = static_cast<double>(ceil_div(concurrent, sms));
+    const double k_elems = static_cast<double>(cps) * p.k_chunk;
+    const double bytes = k_elems * 2.0 * (p.tile_m + 0.25 * np);
+    const double rate_gbs = std::min(kCopyGBs / concurrent, rate_cap_gbs);
+    const double mem_us = bytes / 1e3 / rate_gbs;
+    const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
+    const double mma_us = mmas * on_sm / kMmaPerSmPerUs;
+    double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + kBlockUs);
+    if (shards > 1) cost += kTailUs + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / kCopyGBs;
     if (cps == chunks || cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(cps);
