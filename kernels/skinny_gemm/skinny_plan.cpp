@@ -78,13 +78,15 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
 //     over a loaded memory latency (bytes in flight / 1.6 us);
 //   * its MMAs run at about 0.3 m16n8k16 per SM clock (measured), shared by the workgroups resident on the SM;
 //   * a workgroup costs the larger of the two plus ~1.2 us (pipeline fill, epilogue);
-//   * a split adds the partials written and read back and a ~3.5 us serial tail (fence, counter, readback).
+//   * a split adds the partials written and read back, a ~3.5 us serial tail (fence, counter) and the last
+//     arriver's readback of every shard's slab at one workgroup's rate (~25 GB/s).
 struct SplitChoice {
   int chunks_per_shard;
   double cost;
 };
 SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
   constexpr double kCopyGBs = 4200, kLatencyUs = 1.6, kMmaPerSmPerUs = 0.3 * 1700, kBlockUs = 1.2, kTailUs = 3.5;
+  constexpr double kReadbackGBs = 25;  // one workgroup's readback stream
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
   const int built = mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
@@ -108,7 +110,9 @@ SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int s
     const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
     const double mma_us = mmas * on_sm / kMmaPerSmPerUs;
     double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + kBlockUs);
-    if (shards > 1) cost += kTailUs + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / kCopyGBs;
+    if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
+      cost += kTailUs + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / kCopyGBs +
+              static_cast<double>(shards * outs) * 4 / 1e3 / kReadbackGBs;
     if (cps == chunks || cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(cps);
