@@ -2,8 +2,9 @@
 // protocol as the portable kernel (skinny_gemm.kernel.cpp) with a different phase 1:
 //   1. The tile's rows of b and the (padded) rows of a are staged in LDS by asynchronous 16-byte copies into a
 //      ring of `stages` slots, each slot `panels` panels of 32 K elements (rows of 64 bytes plus one padding row
-//      per panel, zero-filled past M, N and the shard's K; consecutive threads copy consecutive K of a row). Step i waits for its own copies, one barrier, then issues step i + stages - 1 into the
-//      slot step i - 1 used, then computes: warp (wm, wn, grp) multiplies its mma_m_tiles x 16 rows of b by its
+//      per panel, zero-filled past M, N and the shard's K; consecutive threads copy consecutive K of a row).
+//      Step i waits for its own copies, one barrier, then issues step i + stages - 1 into the slot step i - 1
+//      used, then computes: warp (wm, wn, grp) multiplies its mma_m_tiles x 16 rows of b by its
 //      mma_n_blocks x 8 rows of a on the panels grp, grp + k_groups, ... with m16n8k16 MMAs (kernels/port/mma.hpp;
 //      b is the MMA's A operand, a its B operand, the accumulator the transposed output tile).
 //      Fragments: lane (g, t) loads one 16-byte vector per row at K offset 8t of the panel, the same permutation of
