@@ -195,3 +195,23 @@ TEST(SkinnyPlan, Gfx942TilesFitItsSmallLds) {
   const auto q = sk::make_plan(s, port::kGfx950);
   EXPECT_EQ(q.k_chunk * q.chunkk, 512);
 }
+
+// The sm_90 plan is the cheapest admitted layout under its own model: no forced (16-row tiles per warp, warps
+// along M) layout with the model's split has a lower modelled cost, and a forced layout is what was forced.
+RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
+  const auto s = *gen_shape();
+  const sk::SkinnyPlan best = sk::make_plan(s, port::kSm90);
+  RC_ASSERT(best.ok);
+  RC_ASSERT(best.mma);
+  for (int mt : {1, 2, 4})
+    for (int wm : {1, 2, 4}) {
+      sk::SkinnyOptions opt;
+      opt.force_m_tiles = mt;
+      opt.force_warps_m = wm;
+      const sk::SkinnyPlan c = sk::make_plan(s, port::kSm90, opt);
+      if (!c.ok) continue;
+      RC_ASSERT(c.mma_m_tiles == mt);
+      RC_ASSERT(c.mma_warps_m == wm);
+      RC_ASSERT(best.mma_model_cost <= c.mma_model_cost);
+    }
+}
