@@ -2,7 +2,7 @@
 // fp8_einsum (§8). Skinny shapes come from the kernel's own plan (kernels/skinny_gemm/skinny_plan.hpp):
 // for a random arch profile (gfx942 64 KiB LDS, gfx950 160 KiB, sm_90 227 KiB) K is put on, or one
 // vector (8) either side of, a K where the plan changes (shard count, CHUNKK, readback batches, chunks
-// per shard, admission); N on the n_p2 row classes and the 10..128 range ends; M on the plan's tile_m
+// per shard, admission, and on sm_90 the tensor-core layout: tile, warp tile, warps along M); N on the n_p2 row classes and the 10..128 range ends; M on the plan's tile_m
 // multiples. fp8 GEMMs sit on the 128 scale-block edges. Specials: exactly cancelling rows, zero and
 // negative-zero rows, a large bias (single rounding); E8M0 extremes 0x00 (2^-127, normal x) and 0xFE
 // (2^127 over an all-zero x row) in typed or packed UE8M0 scales.
@@ -28,7 +28,8 @@ std::vector<std::int64_t> skinny_k_boundaries(std::int64_t n, std::int64_t m, co
   auto key = [&](std::int64_t k) {
     s.k = k;
     const sk::SkinnyPlan p = sk::make_plan(s, arch);
-    return std::tuple(p.ok, p.k_rnd, p.chunkk, p.readback_batches, p.chunks_per_shard, p.k_chunk);
+    return std::tuple(p.ok, p.k_rnd, p.chunkk, p.readback_batches, p.chunks_per_shard, p.k_chunk, p.tile_m,
+                      p.mma_m_tiles, p.mma_warps_m);
   };
   auto prev = key(8);
   for (std::int64_t k = 16; k <= k_max; k += 8) {
