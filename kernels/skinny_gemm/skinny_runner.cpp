@@ -121,6 +121,12 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
   j["workspace_bytes"] = plan.workspace_bytes;
   j["k_shards"] = plan.k_rnd;
   j["k_shard_size"] = plan.k_shard;
+  if (plan.mma)  // the sm_90 tensor-core layout the plan's time model chose (microseconds on an H200)
+    j["tensor_core"] = {{"warp_tile", {16 * plan.mma_m_tiles, 8 * plan.mma_n_blocks}},
+                        {"warps", {plan.mma_warps_m, plan.mma_warps_n}},
+                        {"k_groups", plan.k_groups},
+                        {"ring", {plan.mma_stages, plan.mma_panels, kMmaPanelK}},
+                        {"model_us", plan.mma_model_cost}};
   const SkinnyTileMap tm = plan.tile_map();
   j["tile_map"] = {{"output", "out"}, {"row_tile", tm.rows_per_n_tile}, {"row_name", "N-tile"},
                    {"col_tile", tm.cols_per_m_tile}, {"col_name", "M-tile"}};
