@@ -183,16 +183,16 @@ int main() {
         if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
           for (int mt : {1, 2, 4})
-          for (int wm : {4, 2, 1})
-            for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
-              const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt});
-              if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
-              const double t = time_plan(f);
-              if (t < t_k) {
-                t_k = t;
-                plan = f;
+            for (int wm : {4, 2, 1})
+              for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
+                const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt});
+                if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
+                const double t = time_plan(f);
+                if (t < t_k) {
+                  t_k = t;
+                  plan = f;
+                }
               }
-            }
           char buf[64];
           std::snprintf(buf, sizeof buf, " | auto %.2f us: ", t_auto);
           note = describe(plan) + buf + describe(auto_plan);

@@ -62,6 +62,14 @@ __device__ __forceinline__ void store_output(const KParams& p, int tile, int o, 
   port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
 }
 
+// Output o of the tile summed over the k-group partials red[q * outs + o] in ascending group order: the fixed order
+// that makes the shard's partial bit-identical run to run (phase 2 of both kernels).
+__device__ __forceinline__ float kgroup_sum(port::lds_ptr<float> red, int k_groups, int outs, int o) {
+  float s = red[o];
+  for (int q = 1; q < k_groups; ++q) s += red[static_cast<std::ptrdiff_t>(q) * outs + o];
+  return s;
+}
+
 constexpr int kMaxOwned = 16;  // outputs per thread per readback pass: pass_outs / 256 <= 16
 
 // Phases 3 and 4: release, count, and the last arriver reads every shard back in fixed order, adds the bias and

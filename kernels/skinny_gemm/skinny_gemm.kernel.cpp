@@ -22,6 +22,7 @@ namespace {
 using detail::KParams;
 using detail::to_f32;
 using detail::finish_tile;
+using detail::kgroup_sum;
 
 template <bool F16>
 __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
@@ -129,9 +130,7 @@ SKINNY_UNROLL
         red[static_cast<std::ptrdiff_t>(grp) * outs + (ni + r * rq) * TM + (mi + c * cq)] = acc[r][c];
     __syncthreads();
     for (int o = tid; o < outs; o += kBlockThreads) {
-      float s = red[o];
-      for (int g = 1; g < p.k_groups; ++g) s += red[static_cast<std::ptrdiff_t>(g) * outs + o];
-      port::global_store(slab + o, s);
+      port::global_store(slab + o, kgroup_sum(red, p.k_groups, outs, o));
     }
   } else {
 SKINNY_UNROLL

@@ -178,11 +178,7 @@ SKINNY_UNROLL
     put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
     __syncthreads();
     for (int o = tid; o < outs; o += kBlockThreads) {
-      float s = 0.f;
-      if (o / TM < np) {
-        s = red[o];
-        for (int q = 1; q < KG; ++q) s += red[static_cast<std::ptrdiff_t>(q) * outs + o];
-      }
+      const float s = o / TM < np ? kgroup_sum(red, KG, outs, o) : 0.f;
       if (direct) store_output<F16>(p, tile, o, s);
       else port::global_store(slab + o, s);
     }

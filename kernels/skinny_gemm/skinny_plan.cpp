@@ -217,7 +217,7 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
   if (p.mma && opt.force_chunks_per_shard > 0) {
     p.chunks_per_shard = static_cast<int>(std::min<std::int64_t>(opt.force_chunks_per_shard, chunks));
-  } else if (p.mma && kMmaSplitRule == 0) {
+  } else if (p.mma) {
     const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units);
     p.chunks_per_shard = c.chunks_per_shard;
     p.mma_model_cost = c.cost;

@@ -88,9 +88,6 @@ struct MmaWarpTile {
 #ifndef SKINNY_MMA_MIN_PANELS
 #define SKINNY_MMA_MIN_PANELS 4
 #endif
-#ifndef SKINNY_MMA_SPLIT_RULE
-#define SKINNY_MMA_SPLIT_RULE 0
-#endif
 constexpr int mma_stages(int n_blocks) { return n_blocks <= 4 ? SKINNY_MMA_STAGES_SMALL_N : SKINNY_MMA_STAGES_LARGE_N; }
 // The warp tile for the padded 8-row block count of a (next_pow2(ceil(N/8))) and 16-row tiles of b per warp:
 // up to 8 blocks of a per warp (two warps along N above). Instantiated warp tiles (m_tiles x n_blocks): 1x1, 1x2,
@@ -108,7 +105,6 @@ constexpr MmaMTileChoices mma_m_tile_choices(int n_blocks_total) {
                              : (n_blocks_total == 4 ? MmaMTileChoices{2, {1, 2}} : MmaMTileChoices{2, {2, 4}});
 }
 inline constexpr int kMmaMinPanels = SKINNY_MMA_MIN_PANELS;  // K panels per stage at least (contiguous bytes per row)
-inline constexpr int kMmaSplitRule = SKINNY_MMA_SPLIT_RULE;  // 0: cost model; 1: one wave of workgroups
 inline constexpr int kMmaPanelK = 32;
 #ifndef SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM
 #define SKINNY_MMA_LARGE_TILE_BLOCKS_PER_SM 1
