@@ -63,6 +63,10 @@ int lds_dynamic(const char* name) {
   return find_or_add(a, nullptr, 0, name, 0, a.dynamic_bytes);
 }
 
+std::int64_t lds_arena_offset(int array, std::int64_t byte_offset) {
+  return current_block().lds.arrays.at(static_cast<std::size_t>(array)).begin + byte_offset;
+}
+
 int lds_carve(int parent, std::int64_t byte_offset, std::size_t bytes, const char* name) {
   LdsArena& a = current_block().lds;
   const LdsArray p = a.arrays.at(static_cast<std::size_t>(parent));

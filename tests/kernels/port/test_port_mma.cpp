@@ -13,6 +13,7 @@
 #include "kernels/port/sim.hpp"
 #include "reference/tensor/tensor.hpp"
 #include "tests/kernels/port/mma_test_kernel.hpp"
+#include "tests/kernels/port/mma_test_values.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4::test {
@@ -24,19 +25,6 @@ struct Problem {
   std::vector<double> ad, bd;       // decoded
   std::vector<float> c;
 };
-
-// Encodes v to codes (RNE through Tensor::set) and keeps the decoded values.
-std::vector<std::uint16_t> encode(bool f16, const std::vector<double>& v, std::vector<double>& dec) {
-  Tensor x = Tensor::empty(f16 ? DType::F16 : DType::BF16, {static_cast<std::int64_t>(v.size())});
-  std::vector<std::uint16_t> codes(v.size());
-  dec.resize(v.size());
-  for (std::size_t i = 0; i < v.size(); ++i) {
-    x.set_linear(static_cast<std::int64_t>(i), v[i]);
-    codes[i] = static_cast<std::uint16_t>(x.code_linear(static_cast<std::int64_t>(i)));
-    dec[i] = x.get_linear(static_cast<std::int64_t>(i));
-  }
-  return codes;
-}
 
 Problem make_problem(int groups, bool f16, bool grid, std::mt19937_64& rng) {
   Problem p;
