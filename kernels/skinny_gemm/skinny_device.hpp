@@ -39,6 +39,9 @@ using KernelFn = void (*)(KParams);
 
 // The tensor-core kernel for a plan's warp tile (skinny_gemm_mma.kernel.cpp; not built for hip).
 KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
+// The warpgroup (wgmma) kernel for a plan's warpgroup tile: 8·n_blocks rows of a, 64·m64 rows of b per warpgroup
+// (skinny_gemm_wgmma.kernel.cpp; cuda and sim only).
+KernelFn wgmma_kernel(bool f16, int n_blocks, int m64);
 
 template <bool F16>
 __device__ __forceinline__ float to_f32(std::uint32_t h) {
@@ -68,6 +71,39 @@ __device__ __forceinline__ float kgroup_sum(port::lds_ptr<float> red, int k_grou
   float s = red[o];
   for (int q = 1; q < k_groups; ++q) s += red[static_cast<std::ptrdiff_t>(q) * outs + o];
   return s;
+}
+
+template <bool F16>
+__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int tid);
+
+// Phase 2 of both tensor-core kernels: the k-groups' accumulators are summed in ascending group order through LDS
+// (or stored straight when there is one group), and the shard's partial tile goes to its slab; a one-shard plan
+// (k_rnd == 1) has nothing to combine, so its tile goes to the output with the bias instead. `put(store)` calls
+// store(o, v) for every accumulator of the calling thread (o = n * tile_m + m_local, n < np); rows n >= np of the
+// tile are zero. Ends with phases 3-4 (finish_tile) when there is a split. Every thread calls it; the main loop's
+// LDS is no longer in use.
+template <bool F16, class Put>
+__device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int ks,
+                                             int tid, int grp, int np, Put&& put) {
+  const int TM = p.tile_m, KG = p.k_groups;
+  const int outs = p.n_p2 * TM;
+  float* slab = p.partials + (static_cast<std::int64_t>(ks) * p.tiles_m + tile) * outs;
+  const bool direct = p.k_rnd == 1;
+  if (KG == 1 && !direct) {
+    put([&](int o, float v) { port::global_store(slab + o, v); });
+    for (int o = np * TM + tid; o < outs; o += kBlockThreads) port::global_store(slab + o, 0.f);
+  } else {
+    auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(KG) * outs, "kgroup_reduce");
+    put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
+    __syncthreads();
+    for (int o = tid; o < outs; o += kBlockThreads) {
+      const float s = o / TM < np ? kgroup_sum(red, KG, outs, o) : 0.f;
+      if (direct) store_output<F16>(p, tile, o, s);
+      else port::global_store(slab + o, s);
+    }
+    if (direct) return;
+  }
+  finish_tile<F16>(p, smem, tile, tid);
 }
 
 constexpr int kMaxOwned = 16;  // outputs per thread per readback pass: pass_outs / 256 <= 16

@@ -30,6 +30,7 @@ struct SkinnyKernelArgs {
   int k_chunk = 0, chunks_per_shard = 0, tile_m = 0, n_p2 = 0, k_groups = 0, rows_per_n_tile = 0;
   int readback_batch_shards = 0, readback_pass_outputs = 0;
   bool mma = false;
+  bool wgmma = false;  // the warpgroup kernel (mma_* then count warpgroups and 64-row tiles as 4 m_tiles)
   int mma_warps_m = 0, mma_warps_n = 0, mma_m_tiles = 0, mma_n_blocks = 0, mma_stages = 0, mma_panels = 0;
   std::size_t partial_offset = 0, partial_bytes = 0, counter_offset = 0, lds_bytes = 0;
   std::int64_t grid = 0;

@@ -193,7 +193,8 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
     throw port::Error("skinny_gemm: the MMA main loop (sm_90 plans) is not built for the hip backend [" +
                       plan.describe() + "]");
 #else
-  if (ka.mma) kernel = detail::mma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles);
+  if (ka.wgmma) kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4);
+  else if (ka.mma) kernel = detail::mma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles);
 #endif
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
                          ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges)};

@@ -10,9 +10,8 @@
 //      Fragments: lane (g, t) loads one 16-byte vector per row at K offset 8t of the panel, the same permutation of
 //      K for both operands (words x, y feed the first MMA, z, w the second), so each load is its fragments; a warp's
 //      32 loads of 16 bytes cover 512 contiguous LDS bytes (no bank conflicts).
-//   2. k-groups reduced in ascending order through LDS (or stored directly when there is one); the partial tile
-//      goes to the shard's slab. 3-4: finish_tile (skinny_device.hpp). A plan with one shard (k_rnd == 1) has
-//      nothing to combine: the reduced tile is stored to the output with the bias straight from LDS.
+//   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab
+//      and the split-K protocol, or, with one shard, the tile straight to the output.
 // Sums are in a fixed order per plan: bit-identical run to run. The MMA loop has no data-dependent branch (8-row
 // blocks of a past N multiply zeros), so every MMA runs converged on 32-lane groups and on 64-lane sim waves.
 #include "kernels/port/hip_port.hpp"
@@ -151,11 +150,8 @@ SKINNY_UNROLL
         for (int i = 0; i < 4; ++i) acc[0][mt][nb][i] += acc[1][mt][nb][i];
   }
 
-  // ---- 2. k-group reduction (ascending group order), publish the shard's partial tile ----
-  const int outs = p.n_p2 * TM;  // output o = n * TM + m_local; rows n >= N are zero
-  const int np = 8 * NBW * p.warps_n;
-  float* slab = p.partials + (static_cast<std::int64_t>(ks) * p.tiles_m + tile) * outs;
-  auto put = [&](auto&& store) {
+  // ---- 2. k-group reduction (ascending group order), publish the shard's partial tile; 3-4 ----
+  publish_tile<F16>(p, smem, tile, ks, tid, grp, 8 * NBW * p.warps_n, [&](auto&& store) {
 SKINNY_UNROLL
     for (int mt = 0; mt < MT; ++mt)
 SKINNY_UNROLL
@@ -167,24 +163,7 @@ SKINNY_UNROLL
         store(n * TM + ml + 8, acc[0][mt][nb][2]);
         store((n + 1) * TM + ml + 8, acc[0][mt][nb][3]);
       }
-  };
-  // One shard (k_rnd == 1): no split, so no slab, counter or readback: the tile goes from LDS to the output.
-  const bool direct = p.k_rnd == 1;
-  if (KG == 1 && !direct) {
-    put([&](int o, float v) { port::global_store(slab + o, v); });
-    for (int o = np * TM + tid; o < outs; o += kBlockThreads) port::global_store(slab + o, 0.f);
-  } else {
-    auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(KG) * outs, "kgroup_reduce");
-    put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
-    __syncthreads();
-    for (int o = tid; o < outs; o += kBlockThreads) {
-      const float s = o / TM < np ? kgroup_sum(red, KG, outs, o) : 0.f;
-      if (direct) store_output<F16>(p, tile, o, s);
-      else port::global_store(slab + o, s);
-    }
-    if (direct) return;
-  }
-  finish_tile<F16>(p, smem, tile, tid);
+  });
 }
 
 template <bool F16>

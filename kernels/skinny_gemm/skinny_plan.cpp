@@ -49,17 +49,27 @@ std::size_t main_footprint(int rows, int tile_m, int chunk) {
 
 // MMA path, with `wm` warps along M: k-groups, K panels per stage (kMmaMinPanels, fewer while the ring would
 // not fit the budget, never fewer than the k-groups or 2), and the LDS of the ring and of the k-group reduction.
-std::size_t mma_budget(const SkinnyPlan& p) {
-  return mma_lds_budget(mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles));
+int mma_k_groups(const SkinnyPlan& p, int wm) {
+  return p.wgmma ? kBlockThreads / 128 / wm : kBlockThreads / 32 / (wm * p.mma_warps_n);
 }
-int mma_k_groups(const SkinnyPlan& p, int wm) { return kBlockThreads / 32 / (wm * p.mma_warps_n); }
 std::size_t mma_ring_bytes(const SkinnyPlan& p, int wm, int panels) {
   const int rows = 16 * p.mma_m_tiles * wm + 8 * p.mma_n_blocks * p.mma_warps_n;
+  if (p.wgmma)  // swizzled panels of 128-byte rows (a multiple of 1 KiB each), and the ring's alignment slack
+    return static_cast<std::size_t>(p.mma_stages) * panels * rows * kWgmmaPanelK * 2 + kWgmmaAlignSlack;
   return static_cast<std::size_t>(p.mma_stages) * panels * (rows + 1) * kMmaPanelK * 2;
 }
+// Workgroups per SM the plan counts on (p.mma_warps_m set): the instance's build; a warpgroup instance built for
+// two runs one per SM when even its smallest ring (one panel per k-group) exceeds the two-per-SM LDS budget.
+int mma_built_blocks_per_sm(const SkinnyPlan& p) {
+  if (!p.wgmma) return mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
+  const int built = wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4);
+  const bool two_fit = mma_ring_bytes(p, p.mma_warps_m, mma_k_groups(p, p.mma_warps_m)) <= mma_lds_budget(2);
+  return built == 2 && two_fit ? 2 : 1;
+}
+std::size_t mma_budget(const SkinnyPlan& p) { return mma_lds_budget(mma_built_blocks_per_sm(p)); }
 int mma_panels(const SkinnyPlan& p, int wm) {
-  const int floor = std::max(2, mma_k_groups(p, wm));
-  int panels = std::max(kMmaMinPanels, floor);
+  const int floor = p.wgmma ? mma_k_groups(p, wm) : std::max(2, mma_k_groups(p, wm));
+  int panels = p.wgmma ? kWgmmaMaxPanels : std::max(kMmaMinPanels, floor);
   while (panels > floor && mma_ring_bytes(p, wm, panels) > mma_budget(p)) panels /= 2;
   return panels;
 }
@@ -71,48 +81,64 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
   return std::max(mma_ring_bytes(p, wm, mma_panels(p, wm)), mma_kreduce_bytes(p, wm));
 }
 
-// MMA path: chunks per shard minimising a model of the kernel's time on the H200 (microseconds), fitted on
-// bench_skinny_gemm sweeps (DSV4_BENCH_SWEEP=1 times every forced layout):
-//   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a quarter
-//     weight: mostly L2 hits) at the lower of its share of the copy bandwidth and of what its ring keeps in flight
-//     over a loaded memory latency (bytes in flight / 1.6 us);
-//   * its MMAs run at about 0.3 m16n8k16 per SM clock (measured), shared by the workgroups resident on the SM;
+// Tensor-core paths: layout and chunks per shard minimising a model of the kernel's time on the H200
+// (microseconds), fitted on bench_skinny_gemm sweeps (DSV4_BENCH_SWEEP=2 prints every forced layout's time; the
+// fit, session 4: the model's choice is within 1 % of the sweep's best on average over the 54 benchmark shapes,
+// 16 % at worst):
+//   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a fraction of
+//     its weight: mostly L2 hits) at the lower of its share of the copy bandwidth and of what its ring keeps in
+//     flight over a loaded memory latency (bytes in flight / 2.25 us); the warpgroup kernel's workgroups stream
+//     at most ~38 GB/s each (32 GB/s when two share an SM);
+//   * MMAs run at about 0.22 m16n8k16 per SM clock with mma.sync, 0.36 with wgmma (a 64 x N x 16 wgmma counts as
+//     N/2 of them), shared by the workgroups resident on the SM;
 //   * a workgroup costs the larger of the two plus ~1.2 us (pipeline fill, epilogue);
-//   * a split adds the partials written and read back, a ~3.5 us serial tail (fence, counter) and the last
+//   * a split adds the partials written and read back, a ~5 us serial tail (fence, counter) and the last
 //     arriver's readback of every shard's slab at one workgroup's rate (~25 GB/s).
+// mma_cost is the model for one shard length (chunks per shard); mma_chunks_per_shard picks the cheapest.
+double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int sms) {
+  constexpr double kCopyGBs = 4200, kLatencyUs = 2.25, kBlockUs = 1.2, kTailUs = 5.1, kReadbackGBs = 25;
+  constexpr double kMmaPerSmPerUs = 370, kWgmmaPerSmPerUs = 620;  // m16n8k16 per SM per microsecond
+  constexpr double kWgmmaBlockGBs = 38, kWgmmaSharedBlockGBs = 32;
+  constexpr double kAWeight = 0.35, kAWeightWgmma = 0.15;  // the rows of a: re-read from L2 by every M-tile
+  const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
+  const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
+  const int built = mma_built_blocks_per_sm(p);
+  const double mma_rate = p.wgmma ? kWgmmaPerSmPerUs : kMmaPerSmPerUs;
+  const double stage_bytes = static_cast<double>(mma_ring_bytes(p, p.mma_warps_m, p.mma_panels)) / p.mma_stages;
+  double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / kLatencyUs;  // bytes in flight / latency
+  if (p.wgmma) rate_cap_gbs = std::min(rate_cap_gbs, built > 1 ? kWgmmaSharedBlockGBs : kWgmmaBlockGBs);
+  const std::int64_t shards = ceil_div(chunks, cps);
+  const std::int64_t blocks = p.tiles_m * shards;
+  const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
+  const std::int64_t waves = ceil_div(blocks, slots);
+  const std::int64_t concurrent = std::min(blocks, slots);
+  const double on_sm = static_cast<double>(ceil_div(concurrent, sms));
+  const double k_elems = static_cast<double>(cps) * p.k_chunk;
+  const double bytes = k_elems * 2.0 * (p.tile_m + (p.wgmma ? kAWeightWgmma : kAWeight) * np);
+  const double rate_gbs = std::min(kCopyGBs / concurrent, rate_cap_gbs);
+  const double mem_us = bytes / 1e3 / rate_gbs;
+  const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
+  const double mma_us = mmas * on_sm / mma_rate;
+  double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + kBlockUs);
+  if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
+    cost += kTailUs + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / kCopyGBs +
+            static_cast<double>(shards * outs) * 4 / 1e3 / kReadbackGBs;
+  return cost;
+}
+
 struct SplitChoice {
   int chunks_per_shard;
   double cost;
 };
 SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
-  constexpr double kCopyGBs = 4200, kLatencyUs = 1.6, kMmaPerSmPerUs = 0.3 * 1700, kBlockUs = 1.2, kTailUs = 3.5;
-  constexpr double kReadbackGBs = 25;  // one workgroup's readback stream
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
-  const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
-  const int built = mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
-  const double stage_bytes = static_cast<double>(mma_ring_bytes(p, p.mma_warps_m, p.mma_panels)) / p.mma_stages;
-  const double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / kLatencyUs;  // bytes in flight / latency
   double best_cost = 0;
   int best = static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
     if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
     if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * outs * 4) > kMaxWorkspaceBytes) break;
-    const std::int64_t blocks = p.tiles_m * shards;
-    const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
-    const std::int64_t waves = ceil_div(blocks, slots);
-    const std::int64_t concurrent = std::min(blocks, slots);
-    const double on_sm = static_cast<double>(ceil_div(concurrent, sms));
-    const double k_elems = static_cast<double>(cps) * p.k_chunk;
-    const double bytes = k_elems * 2.0 * (p.tile_m + 0.25 * np);
-    const double rate_gbs = std::min(kCopyGBs / concurrent, rate_cap_gbs);
-    const double mem_us = bytes / 1e3 / rate_gbs;
-    const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
-    const double mma_us = mmas * on_sm / kMmaPerSmPerUs;
-    double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + kBlockUs);
-    if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
-      cost += kTailUs + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / kCopyGBs +
-              static_cast<double>(shards * outs) * 4 / 1e3 / kReadbackGBs;
+    const double cost = mma_cost(p, chunks, cps, sms);
     if (cps == chunks || cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(cps);
@@ -133,7 +159,7 @@ namespace {
 
 // The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest).
 SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
-                          int mma_mt) {
+                          int mma_mt, bool wgmma = false) {
   SkinnyPlan p;
   p.arch = arch.arch;
   p.shape = s;
@@ -148,6 +174,9 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
                          std::to_string(s.k) + " and a multiple of 8 (16-byte rows)");
   if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
     return refuse(p, "force_chunkk must be 0, 1 or 2");
+  if (opt.force_kernel < 0 || opt.force_kernel > 2 || (opt.force_kernel != 0 && arch.arch != port::Arch::sm_90))
+    return refuse(p, "force_kernel=" + std::to_string(opt.force_kernel) +
+                         ": the tensor-core kernels (1 = m16n8k16, 2 = wgmma) exist for sm_90 plans only");
   const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
 
   p.n_p2 = std::max(16, next_pow2(s.n));
@@ -160,26 +189,41 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
     // Tensor-core path: the warp tile by N class; `mma_wm` warps along M (fewer: more K-groups, more K panels per
     // stage, smaller M-tiles), if the ring and reduction fit the LDS budget.
     const int nbt = next_pow2(ceil_div(s.n, 8));
-    const MmaMTileChoices choices = mma_m_tile_choices(nbt);
-    if (mma_mt != choices.m_tiles[0] && (choices.count < 2 || mma_mt != choices.m_tiles[1]))
-      return refuse(p, "no tensor-core warp tile with " + std::to_string(mma_mt) + " 16-row tiles of b for N=" +
-                           std::to_string(s.n));
-    const MmaWarpTile wt = mma_warp_tile(nbt, mma_mt);
-    p.mma_m_tiles = wt.m_tiles;
-    p.mma_n_blocks = wt.n_blocks;
-    p.mma_warps_n = wt.warps_n;
-    p.mma_stages = wt.stages;
-    const int warps = kBlockThreads / 32;
+    p.wgmma = wgmma;
+    if (wgmma) {
+      // Warpgroup path: 64-row tiles of b per warpgroup (1 or 2), `mma_wm` warpgroups along M (1 or 2).
+      if (mma_mt != 4 && mma_mt != 8)
+        return refuse(p, "no warpgroup tile with " + std::to_string(mma_mt) + " 16-row tiles of b (4 or 8)");
+      if (mma_wm != 1 && mma_wm != 2)
+        return refuse(p, "no warpgroup layout with " + std::to_string(mma_wm) + " warpgroups along M (1 or 2)");
+      p.mma_m_tiles = mma_mt;
+      p.mma_n_blocks = nbt;
+      p.mma_warps_n = 1;
+      p.mma_stages = kWgmmaStages;
+    } else {
+      const MmaMTileChoices choices = mma_m_tile_choices(nbt);
+      if (mma_mt != choices.m_tiles[0] && (choices.count < 2 || mma_mt != choices.m_tiles[1]))
+        return refuse(p, "no tensor-core warp tile with " + std::to_string(mma_mt) + " 16-row tiles of b for N=" +
+                             std::to_string(s.n));
+      const MmaWarpTile wt = mma_warp_tile(nbt, mma_mt);
+      p.mma_m_tiles = wt.m_tiles;
+      p.mma_n_blocks = wt.n_blocks;
+      p.mma_warps_n = wt.warps_n;
+      p.mma_stages = wt.stages;
+      const int warps = kBlockThreads / 32;
+      const int wm = mma_wm;
+      if (wm < 1 || wm * wt.warps_n > warps || warps % (wm * wt.warps_n) != 0 || (wt.warps_n > 1 && wm < 2))
+        return refuse(p, "no tensor-core layout with " + std::to_string(wm) + " warps along M");
+    }
     const int wm = mma_wm;
-    if (wm < 1 || wm * wt.warps_n > warps || warps % (wm * wt.warps_n) != 0 || (wt.warps_n > 1 && wm < 2))
-      return refuse(p, "no tensor-core layout with " + std::to_string(wm) + " warps along M");
+    p.mma_warps_m = wm;
     if (mma_lds_need(p, wm) > mma_budget(p))
       return refuse(p, "tensor-core ring of " + std::to_string(mma_lds_need(p, wm)) + " B exceeds the " +
                            std::to_string(mma_budget(p)) + " B budget with " + std::to_string(wm) +
-                           " warps along M");
-    p.mma_warps_m = wm;
-    p.tile_m = 16 * wt.m_tiles * wm;
-    p.k_groups = warps / (wm * wt.warps_n);
+                           (wgmma ? " warpgroups" : " warps") + " along M");
+    p.mma_resident = mma_built_blocks_per_sm(p);
+    p.tile_m = 16 * p.mma_m_tiles * wm;
+    p.k_groups = mma_k_groups(p, wm);
     p.mma_panels = mma_panels(p, wm);
   } else {
     p.tile_m = is_amd(arch.arch) ? 64 / p.grps_shr_b : std::min(64, 4096 / p.n_p2);
@@ -217,6 +261,7 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
   if (p.mma && opt.force_chunks_per_shard > 0) {
     p.chunks_per_shard = static_cast<int>(std::min<std::int64_t>(opt.force_chunks_per_shard, chunks));
+    p.mma_model_cost = mma_cost(p, chunks, p.chunks_per_shard, arch.compute_units);
   } else if (p.mma) {
     const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units);
     p.chunks_per_shard = c.chunks_per_shard;
@@ -301,28 +346,33 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
   if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0, 0);
-  // Tensor-core path: every admitted layout (16-row tiles of b per warp from the N class's choices, 4, 2 or 1
-  // warps along M), the lowest modelled cost wins (ties: the first tried, the larger warp tile). The options may force either. When
-  // none is admitted, the refusal of the first says why.
+  // Tensor-core paths: every admitted layout of the m16n8k16 kernel (16-row tiles of b per warp from the N class's
+  // choices; 4, 2 or 1 warps along M) and of the warpgroup kernel (1 or 2 tiles of 64 rows per warpgroup; 2 or 1
+  // warpgroups along M); the lowest modelled cost wins (ties: the first tried). The options may force the kernel
+  // and the layout. When none is admitted, the refusal of the first says why.
   const int nbt = s.n >= 1 && s.n <= 128 ? next_pow2((s.n + 7) / 8) : 1;
   const MmaMTileChoices choices = mma_m_tile_choices(nbt);
   SkinnyPlan best;
   bool first = true;
-  for (int ci = choices.count - 1; ci >= 0; --ci) {  // larger warp tiles first: they win ties (fewer LDS reads)
-    const int mt = choices.m_tiles[ci];
-    if (opt.force_m_tiles != 0 && opt.force_m_tiles != mt) continue;
-    for (int wm : {4, 2, 1}) {
-      if (opt.force_warps_m != 0 && opt.force_warps_m != wm) continue;
-      SkinnyPlan c = make_plan_with(s, arch, opt, wm, mt);
-      if (!c.ok) {
-        if (first) best = c;
-      } else if (!best.ok || c.mma_model_cost < best.mma_model_cost) {
-        best = c;
-      }
-      first = false;
+  auto consider = [&](int wm, int mt, bool wgmma) {
+    if (opt.force_m_tiles != 0 && opt.force_m_tiles != mt) return;
+    if (opt.force_warps_m != 0 && opt.force_warps_m != wm) return;
+    SkinnyPlan c = make_plan_with(s, arch, opt, wm, mt, wgmma);
+    if (!c.ok) {
+      if (first) best = c;
+    } else if (!best.ok || c.mma_model_cost < best.mma_model_cost) {
+      best = c;
     }
-  }
-  if (first) return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles);  // forced off the list
+    first = false;
+  };
+  if (opt.force_kernel != 2)
+    for (int ci = choices.count - 1; ci >= 0; --ci)  // larger warp tiles first: they win ties (fewer LDS reads)
+      for (int wm : {4, 2, 1}) consider(wm, choices.m_tiles[ci], false);
+  if (opt.force_kernel != 1)
+    for (int mt : {8, 4})
+      for (int wm : {2, 1}) consider(wm, mt, true);
+  if (first)  // forced off the lists
+    return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles, opt.force_kernel == 2);
   return best;
 }
 
@@ -345,7 +395,10 @@ std::string SkinnyPlan::describe() const {
   o << "skinny_gemm[" << variant_name(options.variant) << "] " << port::profile(arch).name << " N=" << shape.n
     << " M=" << shape.m << " K=" << shape.k << " lda=" << shape.row_stride_a() << " " << elem_name(shape.dtype)
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
-  if (mma)
+  if (wgmma)
+    o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 warpgroup_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks
+      << " warpgroups=" << mma_warps_m << "x1 stages=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK;
+  else if (mma)
     o << " mma=m16n8k16 warp_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks << " warps=" << mma_warps_m << "x"
       << mma_warps_n << " stages=" << mma_stages << "x" << mma_panels << "x" << kMmaPanelK;
   o

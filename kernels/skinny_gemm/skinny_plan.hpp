@@ -48,7 +48,9 @@ struct SkinnyOptions {
   // to reach every layout at small shapes; the benchmark's sweep uses them to check the cost model's choice.
   int force_warps_m = 0;
   int force_chunks_per_shard = 0;
-  int force_m_tiles = 0;  // 16-row tiles of b per warp (one of mma_m_tile_choices)
+  int force_m_tiles = 0;  // 16-row tiles of b per warp (one of mma_m_tile_choices; 4 or 8 per warpgroup for wgmma)
+  // sm_90 only: which tensor-core kernel (0 = the cost model's choice, 1 = m16n8k16 warp tiles, 2 = wgmma warpgroups).
+  int force_kernel = 0;
 };
 
 struct LdsPhase {
@@ -118,6 +120,18 @@ constexpr int mma_blocks_per_sm(int n_blocks, int m_tiles) {
 constexpr std::size_t mma_lds_budget(int blocks_per_sm) {
   return blocks_per_sm >= 2 ? std::size_t{112} << 10 : std::size_t{200} << 10;
 }
+// Warpgroup path (sm_90 wgmma, skinny_gemm_wgmma.kernel.cpp): two warpgroups of 128 threads per workgroup; each
+// multiplies mma_m_tiles / 4 tiles of 64 rows of b (1 or 2) by all 8·mma_n_blocks (padded, power-of-two) rows of a
+// with m64nNk16 MMAs from LDS; mma_warps_m counts warpgroups along M (1 or 2), k_groups = 2 / mma_warps_m. The ring
+// has kWgmmaStages slots of mma_panels (1, 2 or 4) swizzled K-major panels of 64 K elements (128-byte rows), plus
+// 1 KiB to align it; one or two workgroups per SM (wgmma_blocks_per_sm, with mma_lds_budget's LDS budget).
+inline constexpr int kWgmmaStages = 4;
+inline constexpr int kWgmmaPanelK = 64;
+inline constexpr int kWgmmaMaxPanels = 4;  // a thread's copy rows then advance by a multiple of 8 (fixed swizzle)
+// Resident workgroups per SM each warpgroup kernel instance is built for: two for small tiles (8·n_blocks rows of
+// a x 64·m64 rows of b with n_blocks·m64 <= 4: at most 32 accumulators per thread), else one.
+constexpr int wgmma_blocks_per_sm(int n_blocks, int m64) { return n_blocks * m64 <= 4 ? 2 : 1; }
+inline constexpr std::size_t kWgmmaAlignSlack = 1024;
 inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
 inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches
 inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass: 16 per thread
@@ -142,12 +156,14 @@ struct SkinnyPlan {
   int readback_pass_outputs = 0;  // outputs read back per pass (whole N-tiles; all of n_p2·tile_m on the FMA path)
   // Tensor-core path (sm_90, see MmaWarpTile): LDS-staged operands, asynchronous-copy pipeline.
   bool mma = false;
+  bool wgmma = false;     // the warpgroup kernel (see kWgmmaStages); the mma_* fields then count warpgroups
   int mma_warps_m = 0;    // warps along M (tile_m = 16 · mma_m_tiles · mma_warps_m)
   int mma_warps_n = 0;    // warps along N (8 · mma_n_blocks · mma_warps_n = padded N)
   int mma_m_tiles = 0;    // 16-row tiles of b per warp
   int mma_n_blocks = 0;   // 8-row blocks of a per warp
   int mma_stages = 0;     // pipeline ring slots
-  int mma_panels = 0;     // 32-element K panels per stage (max(kMmaMinPanels, k_groups))
+  int mma_resident = 0;   // workgroups per SM the LDS budget is sized for (1 or 2; at most the instance's build)
+  int mma_panels = 0;     // K panels per stage (32 elements, max(kMmaMinPanels, k_groups); wgmma: 64 elements)
   double mma_model_cost = 0;  // the split/tiling cost model's value for this plan (lower is better)
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;

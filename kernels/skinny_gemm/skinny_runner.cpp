@@ -122,10 +122,11 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
   j["k_shards"] = plan.k_rnd;
   j["k_shard_size"] = plan.k_shard;
   if (plan.mma)  // the sm_90 tensor-core layout the plan's time model chose (microseconds on an H200)
-    j["tensor_core"] = {{"warp_tile", {16 * plan.mma_m_tiles, 8 * plan.mma_n_blocks}},
-                        {"warps", {plan.mma_warps_m, plan.mma_warps_n}},
+    j["tensor_core"] = {{"kernel", plan.wgmma ? "wgmma.m64nNk16" : "mma.m16n8k16"},
+                        {plan.wgmma ? "warpgroup_tile" : "warp_tile", {16 * plan.mma_m_tiles, 8 * plan.mma_n_blocks}},
+                        {plan.wgmma ? "warpgroups" : "warps", {plan.mma_warps_m, plan.mma_warps_n}},
                         {"k_groups", plan.k_groups},
-                        {"ring", {plan.mma_stages, plan.mma_panels, kMmaPanelK}},
+                        {"ring", {plan.mma_stages, plan.mma_panels, plan.wgmma ? kWgmmaPanelK : kMmaPanelK}},
                         {"model_us", plan.mma_model_cost}};
   const SkinnyTileMap tm = plan.tile_map();
   j["tile_map"] = {{"output", "out"}, {"row_tile", tm.rows_per_n_tile}, {"row_name", "N-tile"},

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Builds the cuda backend (nvcc, sm_90, static cudart) and packs what a GPU run needs into one folder that can be
+# Builds the cuda backend (nvcc, sm_90a: wgmma needs the arch-specific target; static cudart) and packs what a GPU run needs into one folder that can be
 # carried to a machine with an NVIDIA GPU and no build tree: the kernel and stress test executables (tests/kernels,
 # tests/stress), the kernel benchmarks (bench/kernels, with their PyTorch side-by-side scripts), dsv4check, the
 # shared libraries they load, and run-gpu.sh, which runs them all and writes one log per program.
@@ -16,7 +16,7 @@ nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 jobs=${JOBS:-2}
 
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSV4_BACKEND=cuda \
-  -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90 -DDSV4_AMD_COMPILE_CHECK=OFF >/dev/null
+  -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90a -DDSV4_AMD_COMPILE_CHECK=OFF >/dev/null
 
 # Test targets declared under tests/kernels and tests/stress that exist in this (cuda) configuration.
 declared=$(grep -ho 'dsv4_add_gtest([A-Za-z0-9_]*' "$root"/tests/kernels/*/CMakeLists.txt \

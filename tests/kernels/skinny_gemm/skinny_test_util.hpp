@@ -146,4 +146,60 @@ struct DeviceCase {
   std::vector<std::uint16_t> result() const { return out.to_host<std::uint16_t>(); }
 };
 
+// Runs `plan` (admitted) on a fresh random case of its shape through the pool and checks per row; "" when correct.
+inline std::string run_plan_and_check(const sk::SkinnyPlan& plan, sk::SkinnyWorkspacePool& pool, port::Stream& st,
+                                      std::mt19937_64& rng) {
+  const HostCase c = make_case(plan.shape, rng);
+  DeviceCase d(c);
+  sk::run_skinny_gemm(plan, d.io(), pool, st);
+  st.synchronize();
+  const RowCheck rc = check_rows(c, reference(c), d.result());
+  if (rc.ok()) return "";
+  return plan.describe() + ": " + std::to_string(rc.failures) + " mismatches in " +
+         std::to_string(rc.failing_rows.size()) + " rows (first " + rc.first + ")";
+}
+
+struct LayoutSweep {
+  int cases = 0, refused = 0;
+  std::vector<std::string> failures;  // wrong results, and refusals other than the expected one
+};
+
+// The warpgroup kernel (plan.wgmma, sm_90 profiles): every layout (1 or 2 tiles of 64 rows of b per warpgroup x 2
+// or 1 warpgroups along M) for every padded N (8, 16, 32, 64, 128 rows of a), each with a split (k_rnd = 3) and
+// without, M = 200 (a partial M-tile for every tile width), both dtypes, padded a, two bias shapes. The only
+// refusal expected: 128 rows of a with one 128-row warpgroup tile in two k-groups (the ring exceeds the budget).
+inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
+                                       std::mt19937_64& rng) {
+  LayoutSweep r;
+  int idx = 0;
+  for (std::int64_t n : {1, 9, 20, 40, 100})
+    for (int mt : {4, 8})
+      for (int wm : {2, 1})
+        for (int cps : {1, 3}) {
+          sk::SkinnyShape s;
+          s.n = n;
+          s.m = 200;
+          s.k = 1032;
+          s.lda = idx % 4 == 1 ? 1072 : 0;
+          s.dtype = idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16;
+          s.bias = idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m;
+          ++idx;
+          const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2});
+          if (!plan.ok) {
+            ++r.refused;
+            if (!(n == 100 && mt == 8 && wm == 1) || plan.reason.find("budget") == std::string::npos)
+              r.failures.push_back("unexpected refusal: " + plan.describe());
+            continue;
+          }
+          if (!plan.wgmma || plan.tile_m != 16 * mt * wm || plan.k_rnd != (cps == 1 ? 3 : 1)) {
+            r.failures.push_back("not the forced layout: " + plan.describe());
+            continue;
+          }
+          ++r.cases;
+          const std::string f = run_plan_and_check(plan, pool, st, rng);
+          if (!f.empty()) r.failures.push_back(f);
+        }
+  return r;
+}
+
 }  // namespace dsv4::test::skinny

@@ -69,6 +69,8 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
     for (int n : {31, 32, 33, 63, 64, 65, 127, 128}) ns.push_back(n);
     ks = {512, 2056, 5248, 10368, 16384};
   }
+  const std::vector<int> kernels =
+      port::device_profile().arch == port::Arch::sm_90 && !on_sim() ? std::vector<int>{0, 1, 2} : std::vector<int>{0};
   const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
   int idx = 0, cases = 0;
   std::vector<std::string> failures;
@@ -79,9 +81,13 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
       const auto b = biases[idx % 4];
       const std::int64_t pad = (idx % 3 == 0) ? 24 : 0;
       ++idx;
-      const std::string f = run_and_check(shape(n, m, k, t, b, pad), pool, st, rng);
-      ++cases;
-      if (!f.empty()) failures.push_back(f);
+      for (int kernel : kernels) {  // on the H200: the model's choice, then each tensor-core kernel forced
+        sk::SkinnyOptions opt;
+        opt.force_kernel = kernel;
+        const std::string f = run_and_check(shape(n, m, k, t, b, pad), pool, st, rng, opt);
+        ++cases;
+        if (!f.empty()) failures.push_back(f);
+      }
     }
   // Both CHUNKK values at the known-bug shapes (N >= 65, K = 5248 and past the CHUNKK=1 onset).
   for (int chunkk : {1, 2})
@@ -95,6 +101,22 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
   for (const auto& f : failures) ADD_FAILURE() << f;
   std::cout << "[skinny] sweep: " << cases << " cases, " << failures.size() << " failing\n";
   // Every counter is back at zero after the sweep.
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
+// The warpgroup kernel in every layout (sweep_wgmma_layouts) on an sm_90 device; the sim covers it in
+// test_skinny_mma_sim.
+TEST(SkinnyDevice, EveryWgmmaLayoutMatchesReferencePerRow) {
+  SKINNY_REQUIRE_DEVICE();
+  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
+    GTEST_SKIP() << "the warpgroup kernel runs on sm_90 devices (sim: test_skinny_mma_sim)";
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
+  port::Stream st;
+  const LayoutSweep r = sweep_wgmma_layouts(port::device_profile(), pool, st, rng);
+  for (const auto& f : r.failures) ADD_FAILURE() << f;
+  std::cout << "[skinny] wgmma layouts: " << r.cases << " cases, " << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 38);
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 

@@ -107,7 +107,7 @@ TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
         for (int cps : {1, 3}) {
           const auto s = shape(n, idx % 2 ? 40 : 48, 1032, idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16,
                                idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m, 0);
-          const sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, 1, wm, cps, mt};
+          const sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, 1, wm, cps, mt, 1};
           const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
           if (!plan.ok) continue;  // not a layout of this N class, or over the LDS budget
           ++idx;
@@ -121,6 +121,20 @@ TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
   for (const auto& f : failures) ADD_FAILURE() << f;
   std::cout << "[skinny mma sim] forced layouts: " << cases << " cases, " << failures.size() << " failing\n";
   EXPECT_GE(cases, 24);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
+// The warpgroup kernel (plan.wgmma) in every layout (sweep_wgmma_layouts); the emulated wgmma reads LDS at the
+// hardware's swizzled addresses.
+TEST_F(SkinnyMmaSim, EveryWgmmaLayoutMatchesReferencePerRow) {
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
+  port::Stream st;
+  const LayoutSweep r = sweep_wgmma_layouts(port::device_profile(), pool, st, rng);
+  for (const auto& f : r.failures) ADD_FAILURE() << f;
+  std::cout << "[skinny mma sim] wgmma layouts: " << r.cases << " cases, " << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 38);
+  EXPECT_EQ(r.refused, 2);
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 

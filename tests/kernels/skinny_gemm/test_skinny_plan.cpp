@@ -40,7 +40,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const auto s = *gen_shape();
   const auto& arch = arch_of(*rc::gen::inRange(0, 3));
   const int force = *rc::gen::element(0, 1, 2);
-  const sk::SkinnyPlan p = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, force});
+  sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, force};
+  if (arch.arch == port::Arch::sm_90) opt.force_kernel = *rc::gen::element(0, 1, 2);  // model, m16n8k16, wgmma
+  const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
   RC_ASSERT(p.ok);  // every shape of the skinny range with K % 8 == 0 is admitted on every profile
   RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
   for (const auto& ph : p.lds_phases()) RC_ASSERT(ph.bytes <= p.lds_alloc_bytes);
@@ -72,7 +74,24 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
   RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
-  if (p.mma) {
+  if (opt.force_kernel != 0) RC_ASSERT(p.wgmma == (opt.force_kernel == 2));
+  if (p.wgmma) {
+    // Warpgroup path: 2 warpgroups tile the output along M and split the panels; 64-row tiles of b; the padded
+    // rows of a are a power-of-two multiple of 8 that covers N; panels of 64 K divide the chunk, at most 4 (fixed
+    // swizzled copy columns); every panel is whole 1 KiB swizzle atoms; the ring fits the one-block-per-SM budget.
+    RC_ASSERT(p.mma && p.mma_warps_n == 1);
+    RC_ASSERT(p.mma_warps_m * p.k_groups == 2);
+    RC_ASSERT(p.mma_m_tiles == 4 || p.mma_m_tiles == 8);
+    RC_ASSERT(p.tile_m == 16 * p.mma_m_tiles * p.mma_warps_m);
+    RC_ASSERT(8 * p.mma_n_blocks >= s.n);
+    RC_ASSERT(8 * p.mma_n_blocks <= std::max<std::int64_t>(8, p.n_p2));
+    RC_ASSERT((p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
+    RC_ASSERT(p.mma_panels >= 1 && p.mma_panels <= sk::kWgmmaMaxPanels && p.mma_panels % p.k_groups == 0);
+    RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kWgmmaPanelK) == 0);
+    RC_ASSERT((p.tile_m + 8 * p.mma_n_blocks) * sk::kWgmmaPanelK * 2 % 1024 == 0);
+    RC_ASSERT(p.mma_resident >= 1 && p.mma_resident <= sk::wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4));
+    RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::mma_lds_budget(p.mma_resident));
+  } else if (p.mma) {
     // Tensor-core path: 8 warps tile the output and split the panels; each stage's K divides the chunk; the ring
     // and reduction fit the two-blocks-per-SM budget; per-warp branches stay uniform over 64-lane warp pairs.
     RC_ASSERT(p.mma_warps_m * p.mma_warps_n * p.k_groups == 8);
@@ -203,15 +222,18 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
   const sk::SkinnyPlan best = sk::make_plan(s, port::kSm90);
   RC_ASSERT(best.ok);
   RC_ASSERT(best.mma);
-  for (int mt : {1, 2, 4})
-    for (int wm : {1, 2, 4}) {
-      sk::SkinnyOptions opt;
-      opt.force_m_tiles = mt;
-      opt.force_warps_m = wm;
-      const sk::SkinnyPlan c = sk::make_plan(s, port::kSm90, opt);
-      if (!c.ok) continue;
-      RC_ASSERT(c.mma_m_tiles == mt);
-      RC_ASSERT(c.mma_warps_m == wm);
-      RC_ASSERT(best.mma_model_cost <= c.mma_model_cost);
-    }
+  for (int kernel : {1, 2})  // m16n8k16 warp tiles, wgmma warpgroup tiles
+    for (int mt : {1, 2, 4, 8})
+      for (int wm : {1, 2, 4}) {
+        sk::SkinnyOptions opt;
+        opt.force_m_tiles = mt;
+        opt.force_warps_m = wm;
+        opt.force_kernel = kernel;
+        const sk::SkinnyPlan c = sk::make_plan(s, port::kSm90, opt);
+        if (!c.ok) continue;
+        RC_ASSERT(c.wgmma == (kernel == 2));
+        RC_ASSERT(c.mma_m_tiles == mt);
+        RC_ASSERT(c.mma_warps_m == wm);
+        RC_ASSERT(best.mma_model_cost <= c.mma_model_cost);
+      }
 }

@@ -63,6 +63,13 @@ TEST(SkinnyRunner, MatchesRegistryReferenceOnGeneratedCases) {
     EXPECT_EQ(plan.at("k_shards").get<std::int64_t>() * plan.at("k_shard_size").get<std::int64_t>() >=
                   sh.at("K").get<std::int64_t>(),
               true);
+    if (plan.contains("tensor_core")) {  // sm_90 plans: the JSON names the kernel the text describes
+      const std::string kern = plan.at("tensor_core").at("kernel").get<std::string>();
+      EXPECT_TRUE(kern == "wgmma.m64nNk16" || kern == "mma.m16n8k16") << kern;
+      EXPECT_NE(plan.value("text", "").find(kern == "wgmma.m64nNk16" ? "mma=wgmma" : "mma=m16n8k16"),
+                std::string::npos)
+          << plan.dump();
+    }
   }
 }
 

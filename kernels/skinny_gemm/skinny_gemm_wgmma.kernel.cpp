@@ -1,0 +1,174 @@
+// Warpgroup kernel of the split-K skinny GEMM (plan.wgmma, sm_90): one workgroup of two warpgroups per (M-tile,
+// K-shard), the same protocol as the other kernels with a different phase 1:
+//   1. The tile's rows of b and the 8·NB (padded) rows of a are staged in LDS by asynchronous 16-byte copies into a
+//      ring of kWgmmaStages slots of `panels` panels of 64 K elements, each panel a swizzled K-major tile
+//      (kernels/port/wgmma.hpp: 128-byte rows, chunk c of row r at chunk c ^ (r % 8)), zero-filled past M, N and
+//      the shard's K. Step i waits for its own copies, publishes them to the MMA (lds_fence_for_mma), one barrier,
+//      then issues step i + stages - 1 into the slot step i - 1 used (its MMAs were waited for), then computes:
+//      warpgroup (wgm, grp) multiplies its MW tiles of 64 rows of b by all 8·NB rows of a with m64nNk16
+//      warpgroup MMAs on the panels grp, grp + k_groups, ... (b is the MMA's A operand, a its B operand, the
+//      accumulator the transposed output tile), and waits for them before the next barrier.
+//   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
+//      the split-K protocol, or, with one shard, the tile straight to the output.
+// Invariants: every panel starts on a 1024-byte boundary of the LDS window (the ring starts on one and a panel is a
+// multiple of 8 rows of 128 bytes); a thread's copy rows advance by a multiple of 8 rows (panels <= 4), so its
+// swizzled column is fixed for the whole loop. Sums are in a fixed order per plan: bit-identical run to run.
+#include "kernels/port/hip_port.hpp"
+#include "kernels/port/async_copy.hpp"
+#include "kernels/port/mma.hpp"
+#include "kernels/port/wgmma.hpp"
+#include "kernels/skinny_gemm/skinny_device.hpp"
+#include "kernels/skinny_gemm/skinny_plan.hpp"
+
+namespace dsv4::kernels::skinny::detail {
+
+#if !defined(DSV4_BACKEND_HIP)  // wgmma exists on sm_90 only
+namespace {
+
+template <bool F16, int NB, int MW>
+__global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW)) skinny_gemm_wgmma_kernel(KParams p) {
+  constexpr int S = kWgmmaStages;
+  constexpr int NN = 8 * NB;  // rows of a per warpgroup (all of the padded N)
+  constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
+  constexpr int PK = kWgmmaPanelK;  // 64 elements: one 128-byte swizzled row
+  DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  const int tid = static_cast<int>(threadIdx.x);
+  const int tile = static_cast<int>(blockIdx.x) % p.tiles_m;
+  const int ks = static_cast<int>(blockIdx.x) / p.tiles_m;
+  const int TM = p.tile_m;
+  const int rows = TM + NN;  // staged rows per panel: b rows, then a rows
+  const int P = p.panels, KG = p.k_groups;
+  const int panels_per_group = P / KG;  // the plan keeps P a multiple of KG
+  const int wg = tid / 128;
+  const int wgm = wg % p.warps_m, grp = wg / p.warps_m;
+  const std::int64_t m0 = static_cast<std::int64_t>(tile) * TM;
+  const int panel_elems = rows * PK;
+  const int stage_elems = P * panel_elems;
+  const int skip = port::lds_align_skip(smem);  // the ring starts on a 1024-byte boundary of the window
+  auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2,
+                                             static_cast<std::size_t>(S) * stage_elems, "wgmma_stage_ring");
+
+  const std::int64_t k_begin = static_cast<std::int64_t>(ks) * p.chunks_per_shard * p.k_chunk;
+  const std::int64_t shard_end = k_begin + static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
+  const std::int64_t k_end = shard_end < p.k ? shard_end : p.k;
+  const int step_k = P * PK;
+  const int nsteps = static_cast<int>((k_end - k_begin + step_k - 1) / step_k);
+  // Copy roles, fixed for the whole loop: a row's P·8 16-byte pieces divide the 256 threads; thread tid copies
+  // piece tid % (P·8) (panel q, chunk j) of rows r0, r0 + rstep, ... (rstep = 32 / P, a multiple of 8).
+  const int pieces = P * (PK / 8);
+  const int piece = tid & (pieces - 1);
+  const int q_of = piece / (PK / 8), j_of = piece % (PK / 8);
+  const int koff = q_of * PK + j_of * 8;
+  const int r0 = tid / pieces, rstep = kBlockThreads / pieces;
+  const int lds_piece = q_of * panel_elems + port::swizzle128_byte(r0, j_of) / 2;  // + r * PK for row r0 + r
+  auto count_below = [&](int first, int limit) { return first >= limit ? 0 : (limit - first + rstep - 1) / rstep; };
+  const int nb_copies = count_below(r0, TM);
+  const int ra = r0 + nb_copies * rstep;  // this thread's first a row (>= TM)
+  const int na_copies = count_below(ra, rows);
+  const std::int64_t m_left = static_cast<std::int64_t>(p.m) - m0;
+  const int nb_valid = count_below(r0, static_cast<int>(m_left < TM ? m_left : TM));
+  const int na_valid = count_below(ra - TM, p.n);
+  const std::uint16_t* b_first = p.b + (m0 + r0) * p.k + k_begin + koff;
+  const std::uint16_t* a_first = p.a + static_cast<std::int64_t>(ra - TM) * p.lda + k_begin + koff;
+  const std::int64_t b_stride = static_cast<std::int64_t>(rstep) * p.k;
+  const std::int64_t a_stride = static_cast<std::int64_t>(rstep) * p.lda;
+
+  auto issue = [&](int step) {
+    if (step < nsteps) {
+      const int kstep = step * step_k;
+      const bool k_ok = k_begin + kstep + koff < k_end;
+      std::ptrdiff_t dst = static_cast<std::ptrdiff_t>(step % S) * stage_elems + lds_piece;
+      const std::uint16_t* src = b_first + kstep;
+      for (int i = 0; i < nb_copies; ++i, src += b_stride, dst += rstep * PK) {
+        const bool valid = k_ok && i < nb_valid;
+        port::async_copy16(ring, dst, valid ? src : p.b, valid);
+      }
+      dst = static_cast<std::ptrdiff_t>(step % S) * stage_elems + lds_piece + static_cast<std::ptrdiff_t>(ra - r0) * PK;
+      src = a_first + kstep;
+      for (int i = 0; i < na_copies; ++i, src += a_stride, dst += rstep * PK) {
+        const bool valid = k_ok && i < na_valid;
+        port::async_copy16(ring, dst, valid ? src : p.b, valid);
+      }
+    }
+    port::async_commit();  // one group per step (possibly empty): the wait count stays uniform
+  };
+
+  float acc[MW][NN / 2];
+SKINNY_UNROLL
+  for (int mw = 0; mw < MW; ++mw)
+SKINNY_UNROLL
+    for (int i = 0; i < NN / 2; ++i) acc[mw][i] = 0.f;
+
+  // ---- 1. pipelined main loop ----
+  for (int s = 0; s < S - 1; ++s) issue(s);
+  for (int it = 0; it < nsteps; ++it) {
+    port::async_wait<S - 2>();  // this thread's copies of step it have landed
+    port::lds_fence_for_mma();  // ... and are visible to the warpgroup MMAs
+    __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
+    issue(it + S - 1);
+    const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * stage_elems;
+SKINNY_UNROLL
+    for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
+    port::wgmma_fence();
+    for (int i = 0; i < panels_per_group; ++i) {  // uniform trip count: no divergent path around the MMAs
+      const std::ptrdiff_t base = slot0 + static_cast<std::ptrdiff_t>(grp + i * KG) * panel_elems;
+SKINNY_UNROLL
+      for (int k16 = 0; k16 < PK / 16; ++k16)
+SKINNY_UNROLL
+        for (int mw = 0; mw < MW; ++mw)  // rows of a past N are zeros in LDS: no branch around the MMAs
+          port::wgmma_m64k16<E, NN>(acc[mw], ring, base + static_cast<std::ptrdiff_t>(wgm * MW + mw) * 64 * PK, ring,
+                                    base + static_cast<std::ptrdiff_t>(TM) * PK, k16, true);
+    }
+    port::wgmma_commit();
+    port::wgmma_wait<0>();
+SKINNY_UNROLL
+    for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
+  }
+  port::async_wait<0>();  // only empty groups can remain; LDS is reused below
+  __syncthreads();
+
+  // ---- 2-4. k-group reduction, the shard's partial tile, the split-K protocol ----
+  const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
+  publish_tile<F16>(p, smem, tile, ks, tid, grp, NN, [&](auto&& store) {
+SKINNY_UNROLL
+    for (int mw = 0; mw < MW; ++mw)
+SKINNY_UNROLL
+      for (int j = 0; j < NN / 2; ++j) {
+        const int ml = (wgm * MW + mw) * 64 + 16 * w + g + 8 * ((j % 4) / 2);
+        const int n = 8 * (j / 4) + 2 * t + j % 2;
+        store(n * TM + ml, acc[mw][j]);
+      }
+  });
+}
+
+template <bool F16, int MW>
+KernelFn pick_n(int n_blocks) {
+  switch (n_blocks) {
+    case 1: return &skinny_gemm_wgmma_kernel<F16, 1, MW>;
+    case 2: return &skinny_gemm_wgmma_kernel<F16, 2, MW>;
+    case 4: return &skinny_gemm_wgmma_kernel<F16, 4, MW>;
+    case 8: return &skinny_gemm_wgmma_kernel<F16, 8, MW>;
+    case 16: return &skinny_gemm_wgmma_kernel<F16, 16, MW>;
+    default: return nullptr;
+  }
+}
+
+template <bool F16>
+KernelFn pick(int n_blocks, int m64) {
+  if (m64 == 1) return pick_n<F16, 1>(n_blocks);
+  if (m64 == 2) return pick_n<F16, 2>(n_blocks);
+  return nullptr;
+}
+
+}  // namespace
+
+KernelFn wgmma_kernel(bool f16, int n_blocks, int m64) {
+  const KernelFn k = f16 ? pick<true>(n_blocks, m64) : pick<false>(n_blocks, m64);
+  if (!k)
+    throw port::Error("skinny_gemm: no warpgroup kernel is instantiated for the tile " + std::to_string(64 * m64) +
+                      "x" + std::to_string(8 * n_blocks));
+  return k;
+}
+#endif  // !DSV4_BACKEND_HIP
+
+}  // namespace dsv4::kernels::skinny::detail
