@@ -139,6 +139,9 @@ int main() {
     const char* e = std::getenv(var);
     return !e || std::atoi(e) == v;
   };
+  // DSV4_BENCH_KERNEL=mma|wgmma: only that tensor-core kernel (SkinnyOptions::force_kernel); default: the model's.
+  const char* kernel_env = std::getenv("DSV4_BENCH_KERNEL");
+  const int force_kernel = !kernel_env ? 0 : (std::string(kernel_env) == "wgmma" ? 2 : 1);
   for (int n : {1, 4, 16, 32, 64, 128})
     for (int k : {2048, 7168, 16384})
       for (int m : {1024, 4096, 7168}) {
@@ -147,7 +150,9 @@ int main() {
         sh.n = n;
         sh.m = m;
         sh.k = k;
-        const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch);
+        sk::SkinnyOptions auto_opt;
+        auto_opt.force_kernel = force_kernel;
+        const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch, auto_opt);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
         std::vector<port::DeviceBuffer> bs;
@@ -166,9 +171,10 @@ int main() {
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[160];
-          std::snprintf(buf, sizeof buf, "CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d warp_m=%d grid=%lld",
-                        pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard, pl.tile_m,
-                        16 * pl.mma_m_tiles, static_cast<long long>(pl.grid));
+          std::snprintf(buf, sizeof buf, "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d grid=%lld",
+                        pl.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
+                        pl.tile_m, pl.wgmma ? "wg_m" : "warp_m", 16 * pl.mma_m_tiles,
+                        static_cast<long long>(pl.grid));
           return std::string(buf);
         };
         double t_k = -1, t_c = -1;
@@ -182,12 +188,19 @@ int main() {
         // the table then shows the fastest one, the auto plan's time stays in the note.
         if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
-          for (int mt : {1, 2, 4})
-            for (int wm : {4, 2, 1})
-              for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
-                const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt});
+          for (int fk : {1, 2})
+            for (int mt : {1, 2, 4, 8})
+              for (int wm : {4, 2, 1})
+                for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
+                if (force_kernel != 0 && fk != force_kernel) continue;
+                const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk});
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
                 const double t = time_plan(f);
+                if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout, for fitting the model
+                  std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d cps=%d k_rnd=%lld grid=%lld | %.2f us"
+                              " | model %.2f\n", n, k, m, f.wgmma ? "wgmma" : "mma", f.mma_m_tiles, f.mma_warps_m,
+                              f.mma_panels, f.chunks_per_shard, static_cast<long long>(f.k_rnd),
+                              static_cast<long long>(f.grid), t, f.mma_model_cost);
                 if (t < t_k) {
                   t_k = t;
                   plan = f;
