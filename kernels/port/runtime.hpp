@@ -176,6 +176,20 @@ class GraphExec {
   void* handle_ = nullptr;
 };
 
+// ---- tensor maps (bulk tensor copies: kernels/port/tma.hpp) ------------------------------------------------------
+// A 2-D row-major tensor of 2-byte elements (bf16, fp16) as one bulk tensor copy reads it: `rows` rows of `cols`
+// elements, `row_stride_bytes` apart, copied in boxes of `box_rows` rows x 64 elements (one 128-byte swizzled row,
+// the layout of kernels/port/wgmma.hpp); elements outside rows x cols arrive as zeros. Passed to kernels by value
+// inside their parameters. cuda: a CUtensorMap (cuTensorMapEncodeTiled); sim: the fields, read by the emulation;
+// hip: refused. Requirements (checked, Error naming the limit): base 16-byte aligned, row stride a multiple of 16
+// bytes and >= cols · 2, cols a multiple of 8, 1 <= box_rows <= 256.
+struct alignas(64) TensorMap2d {
+  unsigned char opaque[128];
+};
+TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
+                               int box_rows);
+inline constexpr int kTensorMapBoxCols = 64;  // elements per box row (128 bytes)
+
 // ---- launch description -------------------------------------------------------------------------------------------
 // The launch itself is dsv4::port::launch(kernel, config, args...) in kernels/port/hip_port.hpp (kernel TUs only).
 enum class Access { read, write, read_write };

@@ -1,6 +1,6 @@
 // Portable warpgroup matrix multiply-accumulate from LDS, the shape of sm_90 `wgmma.mma_async` m64nNk16 with both
 // operands in shared memory: D[64 x N] += A[64 x 16] · B[16 x N], bf16 or fp16 in, fp32 accumulators. Include after
-// kernels/port/hip_port.hpp and kernels/port/mma.hpp, from kernel TUs only. Every thread of the warpgroup (128
+// kernels/port/hip_port.hpp, from kernel TUs only. Every thread of the warpgroup (128
 // consecutive threads, threadIdx.x / 128) calls it together.
 //
 // Operand tiles in LDS ("swizzled K-major tiles", the 128-byte swizzle of the hardware): a tile of R rows (R a
@@ -27,6 +27,8 @@
 
 #include <cstddef>
 #include <cstdint>
+
+#include "kernels/port/mma.hpp"
 
 namespace dsv4::port {
 

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "kernels/port/runtime.hpp"
 #include "kernels/skinny_gemm/skinny_convert.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
@@ -34,6 +35,9 @@ struct KParams {
   int warps_n;     // MMA path: warps along N
   int panels;      // MMA path: 32-element K panels per pipeline stage
   int lds_floats;  // readback staging array length (the whole allocation)
+  // Warpgroup path with bulk copies: b as M x K (boxes of tile_m rows) and a as N x K with row stride lda (boxes
+  // of the padded rows of a), 64 K elements per box (kernels/port/tma.hpp); unused by the other kernels.
+  port::TensorMap2d tmap_b, tmap_a;
 };
 using KernelFn = void (*)(KParams);
 

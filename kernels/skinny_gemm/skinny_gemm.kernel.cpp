@@ -193,7 +193,11 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
     throw port::Error("skinny_gemm: the MMA main loop (sm_90 plans) is not built for the hip backend [" +
                       plan.describe() + "]");
 #else
-  if (ka.wgmma) kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4);
+  if (ka.wgmma) {
+    kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4);
+    p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, ka.tile_m);
+    p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, 8 * ka.mma_n_blocks);
+  }
   else if (ka.mma) kernel = detail::mma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles);
 #endif
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),

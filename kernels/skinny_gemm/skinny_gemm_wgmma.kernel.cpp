@@ -16,17 +16,23 @@
 #include "kernels/port/hip_port.hpp"
 #include "kernels/port/async_copy.hpp"
 #include "kernels/port/mma.hpp"
+#include "kernels/port/tma.hpp"
 #include "kernels/port/wgmma.hpp"
 #include "kernels/skinny_gemm/skinny_device.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 namespace dsv4::kernels::skinny::detail {
 
+#ifndef SKINNY_WGMMA_TMA
+#define SKINNY_WGMMA_TMA 1  // bulk tensor copies (one thread, mbarrier completion); 0: per-thread cp.async
+#endif
+
 #if !defined(DSV4_BACKEND_HIP)  // wgmma exists on sm_90 only
 namespace {
 
 template <bool F16, int NB, int MW>
-__global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW)) skinny_gemm_wgmma_kernel(KParams p) {
+__global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
+    skinny_gemm_wgmma_kernel(const DSV4_GRID_CONSTANT KParams p) {
   constexpr int S = kWgmmaStages;
   constexpr int NN = 8 * NB;  // rows of a per warpgroup (all of the padded N)
   constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
@@ -47,12 +53,39 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW)) skinny_gemm_
   const int skip = port::lds_align_skip(smem);  // the ring starts on a 1024-byte boundary of the window
   auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2,
                                              static_cast<std::size_t>(S) * stage_elems, "wgmma_stage_ring");
+#if SKINNY_WGMMA_TMA
+  // One transaction barrier per ring slot, after the ring; thread 0 issues every bulk copy.
+  auto bars = port::lds_carve<std::uint64_t>(
+      smem, static_cast<std::size_t>(skip) * 2 + static_cast<std::size_t>(S) * stage_elems * 2, S, "wgmma_slot_barriers");
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) port::mbarrier_init(bars, s, 1);
+    port::mbarrier_init_fence();
+  }
+  __syncthreads();
+#endif
 
   const std::int64_t k_begin = static_cast<std::int64_t>(ks) * p.chunks_per_shard * p.k_chunk;
   const std::int64_t shard_end = k_begin + static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
   const std::int64_t k_end = shard_end < p.k ? shard_end : p.k;
   const int step_k = P * PK;
   const int nsteps = static_cast<int>((k_end - k_begin + step_k - 1) / step_k);
+#if SKINNY_WGMMA_TMA
+  // Per step, thread 0 announces the stage's bytes and issues two boxes per panel: tile_m rows of b, NN rows of
+  // a (rows past M and N, and K past the tensor, arrive as zeros). A shard's steps never cross its end: the step
+  // (P·64) divides the chunk (the plan's invariant), so only the tensor's own K end clips.
+  const unsigned stage_bytes = static_cast<unsigned>(stage_elems) * 2;
+  auto issue = [&](int step) {
+    if (tid != 0 || step >= nsteps) return;
+    const int slot = step % S;
+    port::mbarrier_arrive_expect_tx(bars, slot, stage_bytes);
+    const int k0 = static_cast<int>(k_begin) + step * step_k;
+    for (int q = 0; q < P; ++q) {
+      const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(slot) * stage_elems + static_cast<std::ptrdiff_t>(q) * panel_elems;
+      port::tma_load_2d(ring, panel, p.tmap_b, k0 + q * PK, static_cast<int>(m0), bars, slot);
+      port::tma_load_2d(ring, panel + static_cast<std::ptrdiff_t>(TM) * PK, p.tmap_a, k0 + q * PK, 0, bars, slot);
+    }
+  };
+#else
   // Copy roles, fixed for the whole loop: a row's P·8 16-byte pieces divide the 256 threads; thread tid copies
   // piece tid % (P·8) (panel q, chunk j) of rows r0, r0 + rstep, ... (rstep = 32 / P, a multiple of 8).
   const int pieces = P * (PK / 8);
@@ -92,6 +125,7 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW)) skinny_gemm_
     }
     port::async_commit();  // one group per step (possibly empty): the wait count stays uniform
   };
+#endif
 
   float acc[MW][NN / 2];
 SKINNY_UNROLL
@@ -102,8 +136,12 @@ SKINNY_UNROLL
   // ---- 1. pipelined main loop ----
   for (int s = 0; s < S - 1; ++s) issue(s);
   for (int it = 0; it < nsteps; ++it) {
+#if SKINNY_WGMMA_TMA
+    port::mbarrier_wait(bars, it % S, (it / S) & 1);  // step it's bulk copies have landed
+#else
     port::async_wait<S - 2>();  // this thread's copies of step it have landed
     port::lds_fence_for_mma();  // ... and are visible to the warpgroup MMAs
+#endif
     __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
     issue(it + S - 1);
     const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * stage_elems;
@@ -124,7 +162,12 @@ SKINNY_UNROLL
 SKINNY_UNROLL
     for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
   }
+#if SKINNY_WGMMA_TMA
+  if (tid == 0)  // every copy was waited for; the barriers' LDS is reused below
+    for (int s = 0; s < S; ++s) port::mbarrier_inval(bars, s);
+#else
   port::async_wait<0>();  // only empty groups can remain; LDS is reused below
+#endif
   __syncthreads();
 
   // ---- 2-4. k-group reduction, the shard's partial tile, the split-K protocol ----

@@ -54,8 +54,9 @@ int mma_k_groups(const SkinnyPlan& p, int wm) {
 }
 std::size_t mma_ring_bytes(const SkinnyPlan& p, int wm, int panels) {
   const int rows = 16 * p.mma_m_tiles * wm + 8 * p.mma_n_blocks * p.mma_warps_n;
-  if (p.wgmma)  // swizzled panels of 128-byte rows (a multiple of 1 KiB each), and the ring's alignment slack
-    return static_cast<std::size_t>(p.mma_stages) * panels * rows * kWgmmaPanelK * 2 + kWgmmaAlignSlack;
+  if (p.wgmma)  // swizzled panels of 128-byte rows (a multiple of 1 KiB each), the ring's alignment slack and
+    return static_cast<std::size_t>(p.mma_stages) * panels * rows * kWgmmaPanelK * 2 + kWgmmaAlignSlack +
+           static_cast<std::size_t>(p.mma_stages) * 8;  // one 8-byte transaction barrier per slot
   return static_cast<std::size_t>(p.mma_stages) * panels * (rows + 1) * kMmaPanelK * 2;
 }
 // Workgroups per SM the plan counts on (p.mma_warps_m set): the instance's build; a warpgroup instance built for

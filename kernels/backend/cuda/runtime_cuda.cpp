@@ -1,13 +1,18 @@
 // cuda backend: the host runtime API of kernels/port/runtime.hpp over the CUDA runtime, and the checked launch used
 // by dsv4::port::launch. Every runtime call goes through check(), which throws dsv4::port::Error naming the call
 // and the CUDA error. Streams are created non-blocking, matching the sim backend's semantics.
+#include <cuda.h>
 #include <cuda_runtime.h>
+#include <cudaTypedefs.h>
+
+#include <cstring>
 
 #include <string>
 
 #include "kernels/port/detail/capture_origins.hpp"
 #include "kernels/port/detail/launch_log.hpp"
 #include "kernels/port/runtime.hpp"
+#include "kernels/port/detail/tensor_map_fields.hpp"
 
 namespace dsv4::port {
 
@@ -320,5 +325,34 @@ void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) fail("cudaGetLastError (after launch)", e);
 }
 }  // namespace detail
+
+// cuTensorMapEncodeTiled from the driver through the runtime's entry-point query (no -lcuda link).
+TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
+                               int box_rows) {
+  detail::check_tensor_map_2d(base, rows, cols, row_stride_bytes, box_rows);
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    check(cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q),
+          "cudaGetDriverEntryPointByVersion(cuTensorMapEncodeTiled)");
+    if (q != cudaDriverEntryPointSuccess || !fn) throw Error("cuda: cuTensorMapEncodeTiled is not available");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[2] = {static_cast<cuuint64_t>(cols), static_cast<cuuint64_t>(rows)};
+  const cuuint64_t strides[1] = {static_cast<cuuint64_t>(row_stride_bytes)};
+  const cuuint32_t box[2] = {static_cast<cuuint32_t>(kTensorMapBoxCols), static_cast<cuuint32_t>(box_rows)};
+  const cuuint32_t elem_strides[2] = {1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 2, const_cast<void*>(base), dims, strides, box,
+                            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS)
+    throw Error("cuda: cuTensorMapEncodeTiled failed with CUresult " + std::to_string(static_cast<int>(r)) +
+                " (rows=" + std::to_string(rows) + ", cols=" + std::to_string(cols) + ")");
+  static_assert(sizeof(CUtensorMap) == sizeof(TensorMap2d), "TensorMap2d holds one CUtensorMap");
+  TensorMap2d m;
+  std::memcpy(m.opaque, &map, sizeof map);
+  return m;
+}
 
 }  // namespace dsv4::port

@@ -8,6 +8,7 @@
 #include "kernels/port/detail/capture_origins.hpp"
 #include "kernels/port/detail/launch_log.hpp"
 #include "kernels/port/runtime.hpp"
+#include "kernels/port/detail/tensor_map_fields.hpp"
 
 namespace dsv4::port {
 
@@ -318,5 +319,11 @@ void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
   if (hipError_t e = hipGetLastError(); e != hipSuccess) fail("hipGetLastError (after launch)", e);
 }
 }  // namespace detail
+
+TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
+                               int box_rows) {
+  detail::check_tensor_map_2d(base, rows, cols, row_stride_bytes, box_rows);
+  throw Error("hip: make_tensor_map_2d: bulk tensor copies are not available on AMD targets");
+}
 
 }  // namespace dsv4::port

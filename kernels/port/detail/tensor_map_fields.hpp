@@ -1,0 +1,22 @@
+// The checks every backend's make_tensor_map_2d runs (kernels/port/tensor_map.cpp), and what the sim backend keeps
+// in a TensorMap2d's bytes: the fields its bulk-copy emulation (kernels/port/tma.hpp) reads back.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/port/runtime.hpp"
+
+namespace dsv4::port::detail {
+
+struct TensorMapFields {
+  const void* base;
+  std::int64_t rows, cols, row_stride_bytes;
+  int box_rows;
+};
+static_assert(sizeof(TensorMapFields) <= sizeof(TensorMap2d), "the fields must fit a TensorMap2d");
+
+// Throws Error naming the broken requirement of make_tensor_map_2d (see kernels/port/runtime.hpp).
+void check_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
+                         int box_rows);
+
+}  // namespace dsv4::port::detail

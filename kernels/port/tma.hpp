@@ -1,0 +1,136 @@
+// Portable bulk tensor copies global -> LDS with transaction barriers, the shape of sm_90 TMA
+// (cp.async.bulk.tensor) and mbarrier. Include after kernels/port/hip_port.hpp, from kernel TUs only.
+//   mbarrier_init(bars, i, count)             one thread: barrier i of the array (8 bytes each) expects `count`
+//                                             arrivals per phase; then mbarrier_init_fence() and a block barrier
+//   mbarrier_arrive_expect_tx(bars, i, bytes) the issuing thread's arrival, announcing `bytes` to come
+//   tma_load_2d(dst, elem, map, col, row, bars, i)  one thread: copy the box of `map` (kernels/port/runtime.hpp,
+//                                             TensorMap2d) whose first element is (row, col) to dst + elem, a
+//                                             1 KiB-aligned swizzled K-major tile (kernels/port/wgmma.hpp layout:
+//                                             box row r, 16-byte chunk c at r * 128 + ((c ^ (r % 8)) * 16));
+//                                             elements outside the tensor arrive as zeros; completes on barrier i
+//   mbarrier_wait(bars, i, parity)            every thread that reads the tile: wait for the phase with `parity`
+//                                             (0, 1, 0, ... for its successive uses) to complete
+//   mbarrier_inval(bars, i)                   one thread, before the LDS is reused for anything else
+// The kernel parameter holding the map must be DSV4_GRID_CONSTANT (the copy reads it in place).
+// Backends:
+//   cuda: the instructions; a wait that does not complete within ~2^28 polls traps (a lost copy or a wrong byte
+//         count becomes a launch error instead of a hang).
+//   sim : the copy happens at the call (global reads and swizzled LDS writes by the issuing thread, bounds- and
+//         race-checked as its accesses); the barrier calls only check their index. Readers still need a block
+//         barrier between the issuing thread's call and their reads, as every kernel here has.
+//   hip : not provided (AMD has no TMA; make_tensor_map_2d refuses there).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+
+#include "kernels/port/runtime.hpp"
+#if defined(DSV4_BACKEND_SIM)
+#include "kernels/port/detail/tensor_map_fields.hpp"
+#endif
+
+#if defined(DSV4_BACKEND_CUDA)
+#define DSV4_GRID_CONSTANT __grid_constant__
+#else
+#define DSV4_GRID_CONSTANT
+#endif
+
+namespace dsv4::port {
+
+#if defined(DSV4_BACKEND_SIM)
+namespace sim::detail {
+std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);
+}  // namespace sim::detail
+#endif
+
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+namespace tma_detail {
+__device__ __forceinline__ unsigned saddr(const void* p) { return static_cast<unsigned>(__cvta_generic_to_shared(p)); }
+}  // namespace tma_detail
+#endif
+
+__device__ __forceinline__ void mbarrier_init(lds_ptr<std::uint64_t> bars, int i, int count) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(tma_detail::saddr(bars + i)), "r"(count) : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  bars[i] = static_cast<std::uint64_t>(count);  // a checked write: the barrier lies inside the allocation
+#else
+  (void)bars, (void)i, (void)count;
+#endif
+}
+
+__device__ __forceinline__ void mbarrier_init_fence() {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("fence.mbarrier_init.release.cluster;\n" ::: "memory");
+#endif
+}
+
+__device__ __forceinline__ void mbarrier_arrive_expect_tx(lds_ptr<std::uint64_t> bars, int i, unsigned bytes) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(tma_detail::saddr(bars + i)),
+               "r"(bytes)
+               : "memory");
+#else
+  (void)bars, (void)i, (void)bytes;
+#endif
+}
+
+__device__ __forceinline__ void mbarrier_wait(lds_ptr<std::uint64_t> bars, int i, int parity) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  const unsigned a = tma_detail::saddr(bars + i);
+  for (unsigned polls = 0;; ++polls) {
+    unsigned done;
+    asm volatile(
+        "{\n.reg .pred p;\nmbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\nselp.u32 %0, 1, 0, p;\n}\n"
+        : "=r"(done)
+        : "r"(a), "r"(parity)
+        : "memory");
+    if (done) break;
+    if (polls == (1u << 28)) __trap();
+  }
+#else
+  (void)bars, (void)i, (void)parity;
+#endif
+}
+
+__device__ __forceinline__ void mbarrier_inval(lds_ptr<std::uint64_t> bars, int i) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(tma_detail::saddr(bars + i)) : "memory");
+#else
+  (void)bars, (void)i;
+#endif
+}
+
+__device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptrdiff_t elem, const TensorMap2d& map,
+                                            int col, int row, lds_ptr<std::uint64_t> bars, int i) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+          "r"(tma_detail::saddr(dst + elem)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(col), "r"(row), "r"(tma_detail::saddr(bars + i))
+      : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  (void)bars, (void)i;
+  detail::TensorMapFields f;
+  std::memcpy(&f, map.opaque, sizeof f);
+  const std::int64_t own = dst.byte_offset() + std::int64_t(elem) * 2;
+  const std::int64_t window = sim::detail::lds_arena_offset(dst.array(), own);
+  for (int r = 0; r < f.box_rows; ++r)
+    for (int c = 0; c < kTensorMapBoxCols / 8; ++c) {
+      const std::int64_t gr = std::int64_t(row) + r, gc = std::int64_t(col) + 8 * c;
+      std::uint16_t v[8] = {};
+      if (gr >= 0 && gr < f.rows && gc >= 0 && gc < f.cols) {  // cols is a multiple of 8: whole chunks
+        sim::detail::preempt_global_access();
+        std::memcpy(v, static_cast<const unsigned char*>(f.base) + gr * f.row_stride_bytes + gc * 2, 16);
+      }
+      const std::int64_t addr = window + r * 128 + c * 16;
+      const std::int64_t phys = addr ^ (((addr >> 7) & 7) << 4);  // the hardware's 128-byte swizzle
+      sim::detail::lds_access(dst.array(), own + (phys - window), v, 16, sim::detail::LdsMode::write);
+    }
+#else
+  (void)dst, (void)elem, (void)map, (void)col, (void)row, (void)bars, (void)i;
+#endif
+}
+
+}  // namespace dsv4::port

@@ -1,0 +1,93 @@
+// kernels/port/tma.hpp and make_tensor_map_2d on whatever backend this build has (cuda: TMA on an sm_90 device; sim:
+// the copy emulation): boxes inside the tensor, overlapping its row and column ends (zeros there), with a padded
+// row stride, two phases of one barrier; every element compared with the host tensor (distinct codes, so a
+// misplaced element cannot pass). Bad maps are refused with the requirement named.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "kernels/port/runtime.hpp"
+#include "tests/kernels/port/tma_test_kernel.hpp"
+#include "tests/support/seed.hpp"
+
+namespace dsv4::test {
+namespace {
+namespace port = dsv4::port;
+
+class PortTma : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!port::device_available()) GTEST_SKIP() << port::device_unavailable_reason();
+    if (port::backend() != port::Backend::sim && port::device_profile().arch != port::Arch::sm_90)
+      GTEST_SKIP() << "bulk tensor copies exist on sm_90 devices and on sim only";
+  }
+};
+
+struct Box {
+  int col, row;
+};
+
+// Copies two boxes of a rows x cols tensor (row stride `stride` elements) and counts wrong elements.
+int run_boxes(std::int64_t rows, std::int64_t cols, std::int64_t stride, int box_rows, Box b1, Box b2,
+              std::mt19937_64& rng) {
+  std::vector<std::uint16_t> host(static_cast<std::size_t>(rows * stride));
+  std::uniform_int_distribution<int> code(1, 0xfffe);
+  for (auto& x : host) x = static_cast<std::uint16_t>(code(rng));  // no zeros: a zero marks out-of-bounds only
+  port::DeviceBuffer t = port::DeviceBuffer::from_host<std::uint16_t>(host);
+  const port::TensorMap2d map = port::make_tensor_map_2d(t.data(), rows, cols, stride * 2, box_rows);
+  const std::size_t n = static_cast<std::size_t>(box_rows) * 64;
+  port::DeviceBuffer o1(n * 2), o2(n * 2);
+  o1.memset(0xff);
+  o2.memset(0xff);
+  port::Stream s;
+  tmak::load_box(map, box_rows, b1.col, b1.row, b2.col, b2.row, static_cast<std::uint16_t*>(o1.data()),
+                 static_cast<std::uint16_t*>(o2.data()), s);
+  s.synchronize();
+  int bad = 0;
+  for (int which = 0; which < 2; ++which) {
+    const Box b = which ? b2 : b1;
+    const auto got = (which ? o2 : o1).to_host<std::uint16_t>();
+    for (int r = 0; r < box_rows; ++r)
+      for (int j = 0; j < 64; ++j) {
+        const std::int64_t gr = b.row + r, gc = b.col + j;
+        const std::uint16_t want = (gr < rows && gc < cols) ? host[static_cast<std::size_t>(gr * stride + gc)] : 0;
+        if (got[static_cast<std::size_t>(r * 64 + j)] != want) {
+          if (bad < 3)
+            ADD_FAILURE() << "box " << which << " (" << b.row << "," << b.col << ") element (" << r << "," << j
+                          << "): got " << got[static_cast<std::size_t>(r * 64 + j)] << " want " << want;
+          ++bad;
+        }
+      }
+  }
+  return bad;
+}
+
+TEST_F(PortTma, BoxesInsideAndAcrossTheEnds) {
+  auto rng = rng_for_current_test();
+  EXPECT_EQ(run_boxes(200, 1032, 1032, 64, {0, 0}, {128, 64}, rng), 0);       // inside, second phase elsewhere
+  EXPECT_EQ(run_boxes(200, 1032, 1072, 128, {1024, 128}, {960, 0}, rng), 0);  // across the row end and K end
+  EXPECT_EQ(run_boxes(3, 520, 520, 8, {512, 0}, {576, 0}, rng), 0);           // rows past 3; a box fully past K
+  EXPECT_EQ(run_boxes(300, 64, 64, 256, {0, 256}, {0, 0}, rng), 0);           // 256-row boxes
+}
+
+TEST_F(PortTma, BadMapsAreRefusedWithTheRequirement) {
+  port::DeviceBuffer t(4096);
+  auto refused = [&](const void* base, std::int64_t rows, std::int64_t cols, std::int64_t stride, int box,
+                     const std::string& what) {
+    try {
+      port::make_tensor_map_2d(base, rows, cols, stride, box);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const port::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(static_cast<const char*>(t.data()) + 8, 4, 64, 128, 8, "16-byte aligned");
+  refused(t.data(), 4, 60, 128, 8, "multiple of 8");
+  refused(t.data(), 4, 64, 120, 8, "row stride");
+  refused(t.data(), 4, 64, 128, 257, "box rows");
+}
+
+}  // namespace
+}  // namespace dsv4::test

@@ -1,0 +1,14 @@
+// Launcher of the bulk tensor copy's test kernel (tma_test_kernel.kernel.cpp), for test_port_tma.cpp.
+#pragma once
+
+#include <cstdint>
+
+#include "kernels/port/runtime.hpp"
+
+namespace dsv4::test::tmak {
+// One block copies the box of `map` at (row, col) (box_rows x 64 elements) into LDS with port::tma_load_2d, waits
+// on its transaction barrier, and writes the tile back un-swizzled: out[r * 64 + j] = element j of box row r.
+// Run twice from one barrier (two phases): the second copy is the box at (row2, col2).
+void load_box(const dsv4::port::TensorMap2d& map, int box_rows, int col, int row, int col2, int row2,
+              std::uint16_t* out, std::uint16_t* out2, dsv4::port::Stream& s);
+}  // namespace dsv4::test::tmak
