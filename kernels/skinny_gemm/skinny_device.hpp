@@ -33,7 +33,7 @@ struct KParams {
   int pass_outs;   // readback: outputs per pass (whole N-tiles, <= 16 per thread)
   int warps_m;     // MMA path: warps along M
   int warps_n;     // MMA path: warps along N
-  int panels;      // MMA path: 32-element K panels per pipeline stage
+  int panels;      // MMA path: K panels per pipeline stage (32 elements; warpgroup path: 64)
   int lds_floats;  // readback staging array length (the whole allocation)
   // Warpgroup path with bulk copies: b as M x K (boxes of tile_m rows) and a as N x K with row stride lda (boxes
   // of the padded rows of a), 64 K elements per box (kernels/port/tma.hpp); unused by the other kernels.

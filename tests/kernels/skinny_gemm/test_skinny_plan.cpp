@@ -88,7 +88,8 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT((p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     RC_ASSERT(p.mma_panels >= 1 && p.mma_panels <= sk::kWgmmaMaxPanels && p.mma_panels % p.k_groups == 0);
     RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kWgmmaPanelK) == 0);  // bulk copies never cross a shard's end
-    RC_ASSERT(p.tile_m <= 256 && 8 * p.mma_n_blocks <= 256);           // each is one bulk-copy box of rows
+    RC_ASSERT(p.tile_m <= 256 && 8 * p.mma_n_blocks <= 256);
+    RC_ASSERT(p.mma_stages == sk::kWgmmaStages);           // each is one bulk-copy box of rows
     RC_ASSERT((p.tile_m + 8 * p.mma_n_blocks) * sk::kWgmmaPanelK * 2 % 1024 == 0);
     RC_ASSERT(p.mma_resident >= 1 && p.mma_resident <= sk::wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4));
     RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::mma_lds_budget(p.mma_resident));
