@@ -125,7 +125,10 @@ constexpr std::size_t mma_lds_budget(int blocks_per_sm) {
 // with m64nNk16 MMAs from LDS; mma_warps_m counts warpgroups along M (1 or 2), k_groups = 2 / mma_warps_m. The ring
 // has kWgmmaStages slots of mma_panels (1, 2 or 4) swizzled K-major panels of 64 K elements (128-byte rows),
 // filled by bulk copies, plus 1 KiB to align it and one barrier per slot; one or two workgroups per SM (wgmma_blocks_per_sm, with mma_lds_budget's LDS budget).
-inline constexpr int kWgmmaStages = 4;  // ring slots (a compile-time constant of the kernel)
+#ifndef SKINNY_WGMMA_STAGES
+#define SKINNY_WGMMA_STAGES 4
+#endif
+inline constexpr int kWgmmaStages = SKINNY_WGMMA_STAGES;  // ring slots (a compile-time constant of the kernel)
 inline constexpr int kWgmmaPanelK = 64;
 inline constexpr int kWgmmaMaxPanels = 4;  // a thread's copy rows then advance by a multiple of 8 (fixed swizzle)
 // Resident workgroups per SM each warpgroup kernel instance is built for: two for small tiles (8·n_blocks rows of
