@@ -1,20 +1,23 @@
 // Warpgroup kernel of the split-K skinny GEMM (plan.wgmma, sm_90): one workgroup of two warpgroups per (M-tile,
 // K-shard), the same protocol as the other kernels with a different phase 1:
-//   1. The tile's rows of b and the 8·NB (padded) rows of a are staged in LDS by asynchronous 16-byte copies into a
-//      ring of `stages` slots of `panels` panels of 64 K elements, each panel a swizzled K-major tile
-//      (kernels/port/wgmma.hpp: 128-byte rows, chunk c of row r at chunk c ^ (r % 8)), zero-filled past M, N and
-//      the shard's K. Step i waits for its own copies, publishes them to the MMA (lds_fence_for_mma), one barrier,
-//      then issues step i + stages - 1 into the slot step i - 1 used (its MMAs were waited for), then computes:
+//   1. The tile's rows of b and the 8·NB (padded) rows of a are staged in LDS by bulk tensor copies
+//      (kernels/port/tma.hpp: thread 0 issues two boxes per panel, one transaction barrier per slot) into a ring of
+//      kWgmmaStages slots of `panels` panels of 64 K elements, each panel a swizzled K-major tile
+//      (kernels/port/wgmma.hpp: 128-byte rows, chunk c of row r at chunk c ^ (r % 8)), zeros past M, N and K.
+//      (Per-thread 16-byte cp.async copies into the same ring, session 4 on the H200, best layout per shape: 0.98-1.09x
+//      the TMA time for N <= 16, up to 1.15x for N = 32, 1.21x for N = 64, 1.44x for N = 128.)
+//      Step i waits for its slot's barrier phase, one block barrier, then thread 0 issues step i + stages - 1 into
+//      the slot step i - 1 used (its MMAs were waited for), then every warpgroup computes:
 //      warpgroup (wgm, grp) multiplies its MW tiles of 64 rows of b by all 8·NB rows of a with m64nNk16
 //      warpgroup MMAs on the panels grp, grp + k_groups, ... (b is the MMA's A operand, a its B operand, the
 //      accumulator the transposed output tile), and waits for them before the next barrier.
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or, with one shard, the tile straight to the output.
 // Invariants: every panel starts on a 1024-byte boundary of the LDS window (the ring starts on one and a panel is a
-// multiple of 8 rows of 128 bytes); a thread's copy rows advance by a multiple of 8 rows (panels <= 4), so its
-// swizzled column is fixed for the whole loop. Sums are in a fixed order per plan: bit-identical run to run.
+// multiple of 8 rows of 128 bytes); a box is at most 256 rows (tile_m, padded N) and a step never crosses the
+// shard's K end (the step divides the chunk). Sums are in a fixed order per plan: bit-identical run to run.
 #include "kernels/port/hip_port.hpp"
-#include "kernels/port/async_copy.hpp"
+#include "kernels/port/async_copy.hpp"  // finish_tile's readback
 #include "kernels/port/mma.hpp"
 #include "kernels/port/tma.hpp"
 #include "kernels/port/wgmma.hpp"
@@ -22,10 +25,6 @@
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 namespace dsv4::kernels::skinny::detail {
-
-#ifndef SKINNY_WGMMA_TMA
-#define SKINNY_WGMMA_TMA 1  // bulk tensor copies (one thread, mbarrier completion); 0: per-thread cp.async
-#endif
 
 #if !defined(DSV4_BACKEND_HIP)  // wgmma exists on sm_90 only
 namespace {
@@ -53,7 +52,6 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   const int skip = port::lds_align_skip(smem);  // the ring starts on a 1024-byte boundary of the window
   auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2,
                                              static_cast<std::size_t>(S) * stage_elems, "wgmma_stage_ring");
-#if SKINNY_WGMMA_TMA
   // One transaction barrier per ring slot, after the ring; thread 0 issues every bulk copy.
   auto bars = port::lds_carve<std::uint64_t>(
       smem, static_cast<std::size_t>(skip) * 2 + static_cast<std::size_t>(S) * stage_elems * 2, S, "wgmma_slot_barriers");
@@ -62,14 +60,12 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     port::mbarrier_init_fence();
   }
   __syncthreads();
-#endif
 
   const std::int64_t k_begin = static_cast<std::int64_t>(ks) * p.chunks_per_shard * p.k_chunk;
   const std::int64_t shard_end = k_begin + static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
   const std::int64_t k_end = shard_end < p.k ? shard_end : p.k;
   const int step_k = P * PK;
   const int nsteps = static_cast<int>((k_end - k_begin + step_k - 1) / step_k);
-#if SKINNY_WGMMA_TMA
   // Per step, thread 0 announces the stage's bytes and issues two boxes per panel: tile_m rows of b, NN rows of
   // a (rows past M and N, and K past the tensor, arrive as zeros). A shard's steps never cross its end: the step
   // (P·64) divides the chunk (the plan's invariant), so only the tensor's own K end clips.
@@ -85,47 +81,6 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
       port::tma_load_2d(ring, panel + static_cast<std::ptrdiff_t>(TM) * PK, p.tmap_a, k0 + q * PK, 0, bars, slot);
     }
   };
-#else
-  // Copy roles, fixed for the whole loop: a row's P·8 16-byte pieces divide the 256 threads; thread tid copies
-  // piece tid % (P·8) (panel q, chunk j) of rows r0, r0 + rstep, ... (rstep = 32 / P, a multiple of 8).
-  const int pieces = P * (PK / 8);
-  const int piece = tid & (pieces - 1);
-  const int q_of = piece / (PK / 8), j_of = piece % (PK / 8);
-  const int koff = q_of * PK + j_of * 8;
-  const int r0 = tid / pieces, rstep = kBlockThreads / pieces;
-  const int lds_piece = q_of * panel_elems + port::swizzle128_byte(r0, j_of) / 2;  // + r * PK for row r0 + r
-  auto count_below = [&](int first, int limit) { return first >= limit ? 0 : (limit - first + rstep - 1) / rstep; };
-  const int nb_copies = count_below(r0, TM);
-  const int ra = r0 + nb_copies * rstep;  // this thread's first a row (>= TM)
-  const int na_copies = count_below(ra, rows);
-  const std::int64_t m_left = static_cast<std::int64_t>(p.m) - m0;
-  const int nb_valid = count_below(r0, static_cast<int>(m_left < TM ? m_left : TM));
-  const int na_valid = count_below(ra - TM, p.n);
-  const std::uint16_t* b_first = p.b + (m0 + r0) * p.k + k_begin + koff;
-  const std::uint16_t* a_first = p.a + static_cast<std::int64_t>(ra - TM) * p.lda + k_begin + koff;
-  const std::int64_t b_stride = static_cast<std::int64_t>(rstep) * p.k;
-  const std::int64_t a_stride = static_cast<std::int64_t>(rstep) * p.lda;
-
-  auto issue = [&](int step) {
-    if (step < nsteps) {
-      const int kstep = step * step_k;
-      const bool k_ok = k_begin + kstep + koff < k_end;
-      std::ptrdiff_t dst = static_cast<std::ptrdiff_t>(step % S) * stage_elems + lds_piece;
-      const std::uint16_t* src = b_first + kstep;
-      for (int i = 0; i < nb_copies; ++i, src += b_stride, dst += rstep * PK) {
-        const bool valid = k_ok && i < nb_valid;
-        port::async_copy16(ring, dst, valid ? src : p.b, valid);
-      }
-      dst = static_cast<std::ptrdiff_t>(step % S) * stage_elems + lds_piece + static_cast<std::ptrdiff_t>(ra - r0) * PK;
-      src = a_first + kstep;
-      for (int i = 0; i < na_copies; ++i, src += a_stride, dst += rstep * PK) {
-        const bool valid = k_ok && i < na_valid;
-        port::async_copy16(ring, dst, valid ? src : p.b, valid);
-      }
-    }
-    port::async_commit();  // one group per step (possibly empty): the wait count stays uniform
-  };
-#endif
 
   float acc[MW][NN / 2];
 SKINNY_UNROLL
@@ -136,12 +91,7 @@ SKINNY_UNROLL
   // ---- 1. pipelined main loop ----
   for (int s = 0; s < S - 1; ++s) issue(s);
   for (int it = 0; it < nsteps; ++it) {
-#if SKINNY_WGMMA_TMA
     port::mbarrier_wait(bars, it % S, (it / S) & 1);  // step it's bulk copies have landed
-#else
-    port::async_wait<S - 2>();  // this thread's copies of step it have landed
-    port::lds_fence_for_mma();  // ... and are visible to the warpgroup MMAs
-#endif
     __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
     issue(it + S - 1);
     const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * stage_elems;
@@ -162,12 +112,8 @@ SKINNY_UNROLL
 SKINNY_UNROLL
     for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
   }
-#if SKINNY_WGMMA_TMA
   if (tid == 0)  // every copy was waited for; the barriers' LDS is reused below
     for (int s = 0; s < S; ++s) port::mbarrier_inval(bars, s);
-#else
-  port::async_wait<0>();  // only empty groups can remain; LDS is reused below
-#endif
   __syncthreads();
 
   // ---- 2-4. k-group reduction, the shard's partial tile, the split-K protocol ----

@@ -130,7 +130,7 @@ constexpr std::size_t mma_lds_budget(int blocks_per_sm) {
 #endif
 inline constexpr int kWgmmaStages = SKINNY_WGMMA_STAGES;  // ring slots (a compile-time constant of the kernel)
 inline constexpr int kWgmmaPanelK = 64;
-inline constexpr int kWgmmaMaxPanels = 4;  // a thread's copy rows then advance by a multiple of 8 (fixed swizzle)
+inline constexpr int kWgmmaMaxPanels = 4;  // panels per ring slot at most (two bulk copies each per step)
 // Resident workgroups per SM each warpgroup kernel instance is built for: two for small tiles (8·n_blocks rows of
 // a x 64·m64 rows of b with n_blocks·m64 <= 4: at most 32 accumulators per thread), else one.
 constexpr int wgmma_blocks_per_sm(int n_blocks, int m64) { return n_blocks * m64 <= 4 ? 2 : 1; }
