@@ -3,7 +3,9 @@
 // the median over many replays of a captured graph of back-to-back launches, and the memory roofline (b read once
 // at the measured device-to-device copy bandwidth). The weights rotate over enough copies that they never sit in
 // L2 between launches. Prints one table with the ratios side by side. DSV4_BENCH_N/K/M select single shapes;
-// DSV4_BENCH_SWEEP=1 times every forced layout of the tensor-core plan and reports the fastest.
+// DSV4_BENCH_SWEEP=1 times every forced layout of both sm_90 tensor-core kernels and reports the fastest (=2 also
+// prints every layout's time and modelled cost, the data the plan's time model is fitted on);
+// DSV4_BENCH_KERNEL=mma|wgmma restricts the plans to one kernel.
 #include <dlfcn.h>
 
 #include <algorithm>

@@ -29,7 +29,7 @@ std::vector<std::int64_t> skinny_k_boundaries(std::int64_t n, std::int64_t m, co
     s.k = k;
     const sk::SkinnyPlan p = sk::make_plan(s, arch);
     return std::tuple(p.ok, p.k_rnd, p.chunkk, p.readback_batches, p.chunks_per_shard, p.k_chunk, p.tile_m,
-                      p.mma_m_tiles, p.mma_warps_m);
+                      p.mma_m_tiles, p.mma_warps_m, p.wgmma);
   };
   auto prev = key(8);
   for (std::int64_t k = 16; k <= k_max; k += 8) {

@@ -58,6 +58,9 @@ __device__ __forceinline__ int lds_align_skip(lds_ptr<T> base) {
 }
 
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+#if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#error "kernels/port/wgmma.hpp: wgmma needs the arch-specific target sm_90a (CMAKE_CUDA_ARCHITECTURES=90a)"
+#endif
 }  // namespace dsv4::port
 #include "kernels/port/detail/wgmma_ptx.hpp"
 namespace dsv4::port {
