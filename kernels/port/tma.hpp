@@ -16,8 +16,11 @@
 //   cuda: the instructions; a wait that does not complete within ~2^28 polls traps (a lost copy or a wrong byte
 //         count becomes a launch error instead of a hang).
 //   sim : the copy happens at the call (global reads and swizzled LDS writes by the issuing thread, bounds- and
-//         race-checked as its accesses); the barrier calls only check their index. Readers still need a block
-//         barrier between the issuing thread's call and their reads, as every kernel here has.
+//         race-checked as its accesses) and then completes its bytes on the barrier. The barriers have their real
+//         semantics (kernels/backend/sim/mbarrier.cpp): a wait blocks the thread until the phase completes, so a
+//         wait nobody completes (wrong parity, missing arrive_expect_tx, too many bytes announced) is reported as
+//         a deadlock naming the wait. The LDS race checker orders only block barriers, so readers still need one
+//         between the issuing thread's copy and their reads, as every kernel here has.
 //   hip : not provided (AMD has no TMA; make_tensor_map_2d refuses there).
 #pragma once
 
@@ -39,8 +42,13 @@
 namespace dsv4::port {
 
 #if defined(DSV4_BACKEND_SIM)
-namespace sim::detail {
+namespace sim::detail {  // kernels/backend/sim/mbarrier.cpp
 std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);
+void mbarrier_init(int array, std::int64_t byte_offset, int count);
+void mbarrier_arrive_expect_tx(int array, std::int64_t byte_offset, unsigned bytes);
+void mbarrier_complete_tx(int array, std::int64_t byte_offset, unsigned bytes);
+void mbarrier_wait(int array, std::int64_t byte_offset, int parity, const std::source_location& loc);
+void mbarrier_inval(int array, std::int64_t byte_offset);
 }  // namespace sim::detail
 #endif
 
@@ -54,7 +62,7 @@ __device__ __forceinline__ void mbarrier_init(lds_ptr<std::uint64_t> bars, int i
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
   asm volatile("mbarrier.init.shared::cta.b64 [%0], %1;\n" ::"r"(tma_detail::saddr(bars + i)), "r"(count) : "memory");
 #elif defined(DSV4_BACKEND_SIM)
-  bars[i] = static_cast<std::uint64_t>(count);  // a checked write: the barrier lies inside the allocation
+  sim::detail::mbarrier_init(bars.array(), bars.byte_offset() + std::int64_t(i) * 8, count);
 #else
   (void)bars, (void)i, (void)count;
 #endif
@@ -71,12 +79,19 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(lds_ptr<std::uint64_t>
   asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;\n" ::"r"(tma_detail::saddr(bars + i)),
                "r"(bytes)
                : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  sim::detail::mbarrier_arrive_expect_tx(bars.array(), bars.byte_offset() + std::int64_t(i) * 8, bytes);
 #else
   (void)bars, (void)i, (void)bytes;
 #endif
 }
 
-__device__ __forceinline__ void mbarrier_wait(lds_ptr<std::uint64_t> bars, int i, int parity) {
+__device__ __forceinline__ void mbarrier_wait(lds_ptr<std::uint64_t> bars, int i, int parity
+#if defined(DSV4_BACKEND_SIM)
+                                              ,
+                                              const std::source_location& loc = std::source_location::current()
+#endif
+) {
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
   const unsigned a = tma_detail::saddr(bars + i);
   for (unsigned polls = 0;; ++polls) {
@@ -89,6 +104,8 @@ __device__ __forceinline__ void mbarrier_wait(lds_ptr<std::uint64_t> bars, int i
     if (done) break;
     if (polls == (1u << 28)) __trap();
   }
+#elif defined(DSV4_BACKEND_SIM)
+  sim::detail::mbarrier_wait(bars.array(), bars.byte_offset() + std::int64_t(i) * 8, parity, loc);
 #else
   (void)bars, (void)i, (void)parity;
 #endif
@@ -97,6 +114,8 @@ __device__ __forceinline__ void mbarrier_wait(lds_ptr<std::uint64_t> bars, int i
 __device__ __forceinline__ void mbarrier_inval(lds_ptr<std::uint64_t> bars, int i) {
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
   asm volatile("mbarrier.inval.shared::cta.b64 [%0];\n" ::"r"(tma_detail::saddr(bars + i)) : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  sim::detail::mbarrier_inval(bars.array(), bars.byte_offset() + std::int64_t(i) * 8);
 #else
   (void)bars, (void)i;
 #endif
@@ -111,7 +130,6 @@ __device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptr
       "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(col), "r"(row), "r"(tma_detail::saddr(bars + i))
       : "memory");
 #elif defined(DSV4_BACKEND_SIM)
-  (void)bars, (void)i;
   detail::TensorMapFields f;
   std::memcpy(&f, map.opaque, sizeof f);
   const std::int64_t own = dst.byte_offset() + std::int64_t(elem) * 2;
@@ -128,6 +146,8 @@ __device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptr
       const std::int64_t phys = addr ^ (((addr >> 7) & 7) << 4);  // the hardware's 128-byte swizzle
       sim::detail::lds_access(dst.array(), own + (phys - window), v, 16, sim::detail::LdsMode::write);
     }
+  sim::detail::mbarrier_complete_tx(bars.array(), bars.byte_offset() + std::int64_t(i) * 8,
+                                    static_cast<unsigned>(f.box_rows) * kTensorMapBoxCols * 2);
 #else
   (void)dst, (void)elem, (void)map, (void)col, (void)row, (void)bars, (void)i;
 #endif

@@ -368,6 +368,7 @@ std::string position(const SimThread& t) {
     case ThreadState::done: return "exited";
     case ThreadState::at_barrier: return "waiting at __syncthreads " + at(t.loc);
     case ThreadState::at_wave: return "waiting at wave op " + at(t.loc);
+    case ThreadState::at_mbarrier: return "waiting at an mbarrier phase that never completes " + at(t.loc);
     case ThreadState::ready: return "ready";
     case ThreadState::running: return "running";
   }

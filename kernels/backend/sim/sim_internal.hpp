@@ -8,6 +8,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <functional>
 #include <memory>
 #include <random>
@@ -133,7 +134,7 @@ struct LdsArena {
   std::vector<LdsArray> arrays;
 };
 
-enum class ThreadState : unsigned char { ready, running, at_barrier, at_wave, done };
+enum class ThreadState : unsigned char { ready, running, at_barrier, at_wave, at_mbarrier, done };
 
 struct SimThread {
   ThreadCtx ctx;
@@ -150,6 +151,15 @@ struct SimThread {
   std::uint64_t vote = 0;
 };
 
+// A transaction barrier of kernels/port/tma.hpp (mbarrier), keyed by its byte offset in the block's LDS window.
+// A phase completes when all `expected` arrivals have come and the announced bytes have all landed.
+struct MbarrierState {
+  int expected = 0, pending = 0;
+  int phase = 0;             // parity of the phase in progress
+  std::int64_t tx = 0;       // bytes announced and not yet landed
+  std::vector<int> waiters;  // threads blocked in mbarrier_wait on the phase in progress
+};
+
 struct BlockExec {
   LaunchExec* launch = nullptr;
   Dim3 block_idx;
@@ -162,6 +172,7 @@ struct BlockExec {
   bool barrier_mismatch = false;
   std::vector<int> wave_arrived;
   LdsArena lds;
+  std::map<std::int64_t, MbarrierState> mbarriers;
   std::uint32_t epoch_base = 0, epoch = 0;
   bool aborted = false;
   std::string abort_reason;

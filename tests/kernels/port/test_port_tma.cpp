@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/port/runtime.hpp"
+#include "kernels/port/sim.hpp"
 #include "tests/kernels/port/tma_test_kernel.hpp"
 #include "tests/support/seed.hpp"
 
@@ -70,6 +71,30 @@ TEST_F(PortTma, BoxesInsideAndAcrossTheEnds) {
   EXPECT_EQ(run_boxes(200, 1032, 1072, 128, {1024, 128}, {960, 0}, rng), 0);  // across the row end and K end
   EXPECT_EQ(run_boxes(3, 520, 520, 8, {512, 0}, {576, 0}, rng), 0);           // rows past 3; a box fully past K
   EXPECT_EQ(run_boxes(300, 64, 64, 256, {0, 256}, {0, 0}, rng), 0);           // 256-row boxes
+}
+
+// On a GPU a wait nobody completes hangs (misuse 1: the threads that wait after the copy completed block on the
+// next phase while the others pass and stop at the block barrier); the sim reports the deadlock at the wait.
+TEST_F(PortTma, WaitsThatNeverCompleteAreReportedOnSim) {
+  if (port::backend() != port::Backend::sim) GTEST_SKIP() << "a GPU would hang (the wait traps after ~2^28 polls)";
+  std::vector<std::uint16_t> host(64 * 64, 1);
+  port::DeviceBuffer t = port::DeviceBuffer::from_host<std::uint16_t>(host);
+  const port::TensorMap2d map = port::make_tensor_map_2d(t.data(), 64, 64, 128, 64);
+  port::DeviceBuffer o1(64 * 64 * 2), o2(64 * 64 * 2);
+  for (int misuse : {1, 2}) {
+    port::Stream s;
+    try {
+      tmak::load_box(map, 64, 0, 0, 0, 0, static_cast<std::uint16_t*>(o1.data()),
+                     static_cast<std::uint16_t*>(o2.data()), s, misuse);
+      s.synchronize();
+      ADD_FAILURE() << "misuse " << misuse << " was not reported";
+    } catch (const port::Error& e) {
+      EXPECT_NE(std::string(e.what()).find("mbarrier phase that never completes"), std::string::npos)
+          << "misuse " << misuse << ": " << e.what();
+      EXPECT_NE(std::string(e.what()).find("tma_test_kernel.kernel.cpp"), std::string::npos) << e.what();
+    }
+  }
+  port::sim::take_report();  // the deadlocks are expected here
 }
 
 TEST_F(PortTma, BadMapsAreRefusedWithTheRequirement) {

@@ -11,7 +11,7 @@ namespace dsv4::test::tmak {
 namespace {
 
 __global__ void tma_kernel(const DSV4_GRID_CONSTANT port::TensorMap2d map, int box_rows, int col, int row, int col2,
-                           int row2, std::uint16_t* out, std::uint16_t* out2) {
+                           int row2, std::uint16_t* out, std::uint16_t* out2, int misuse) {
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x);
   const int skip = port::lds_align_skip(smem);
@@ -24,10 +24,10 @@ __global__ void tma_kernel(const DSV4_GRID_CONSTANT port::TensorMap2d map, int b
   __syncthreads();
   for (int phase = 0; phase < 2; ++phase) {
     if (tid == 0) {
-      port::mbarrier_arrive_expect_tx(bars, 0, static_cast<unsigned>(box_rows) * 128);
+      port::mbarrier_arrive_expect_tx(bars, 0, static_cast<unsigned>(box_rows) * 128 + (misuse == 2 ? 128u : 0u));
       port::tma_load_2d(tile, 0, map, phase ? col2 : col, phase ? row2 : row, bars, 0);
     }
-    port::mbarrier_wait(bars, 0, phase);
+    port::mbarrier_wait(bars, 0, misuse == 1 ? phase ^ 1 : phase);
     __syncthreads();
     std::uint16_t* dst = phase ? out2 : out;
     for (int v = tid; v < box_rows * 8; v += static_cast<int>(blockDim.x)) {
@@ -48,16 +48,16 @@ __global__ void tma_kernel(const DSV4_GRID_CONSTANT port::TensorMap2d map, int b
 #endif
 
 void load_box(const port::TensorMap2d& map, int box_rows, int col, int row, int col2, int row2, std::uint16_t* out,
-              std::uint16_t* out2, port::Stream& s) {
+              std::uint16_t* out2, port::Stream& s, int misuse) {
 #if defined(DSV4_BACKEND_HIP)
-  (void)map, (void)box_rows, (void)col, (void)row, (void)col2, (void)row2, (void)out, (void)out2, (void)s;
+  (void)map, (void)box_rows, (void)col, (void)row, (void)col2, (void)row2, (void)out, (void)out2, (void)s, (void)misuse;
   throw port::Error("load_box: bulk tensor copies exist on cuda (sm_90) and sim only");
 #else
   const std::size_t lds = static_cast<std::size_t>(box_rows) * 128 + 8 + port::kWgmmaTileAlign;
   const std::size_t bytes = static_cast<std::size_t>(box_rows) * 128;
   port::LaunchConfig cfg{port::Dim3(1), port::Dim3(128), lds, &s, "tma_load_2d_test",
                          {port::writes(out, bytes, "out"), port::writes(out2, bytes, "out2")}};
-  port::launch(&tma_kernel, cfg, map, box_rows, col, row, col2, row2, out, out2);
+  port::launch(&tma_kernel, cfg, map, box_rows, col, row, col2, row2, out, out2, misuse);
 #endif
 }
 
