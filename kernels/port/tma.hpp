@@ -5,7 +5,7 @@
 //   mbarrier_arrive_expect_tx(bars, i, bytes) the issuing thread's arrival, announcing `bytes` to come
 //   tma_load_2d(dst, elem, map, col, row, bars, i)  one thread: copy the box of `map` (kernels/port/runtime.hpp,
 //                                             TensorMap2d) whose first element is (row, col) to dst + elem, a
-//                                             1 KiB-aligned swizzled K-major tile (kernels/port/wgmma.hpp layout:
+//                                             1 KiB-aligned swizzled K-major tile (kernels/port/swizzle.hpp:
 //                                             box row r, 16-byte chunk c at r * 128 + ((c ^ (r % 8)) * 16));
 //                                             elements outside the tensor arrive as zeros; completes on barrier i
 //   mbarrier_wait(bars, i, parity)            every thread that reads the tile: wait for the phase with `parity`
@@ -29,6 +29,7 @@
 #include <cstring>
 
 #include "kernels/port/runtime.hpp"
+#include "kernels/port/swizzle.hpp"
 #if defined(DSV4_BACKEND_SIM)
 #include "kernels/port/detail/tensor_map_fields.hpp"
 #endif
@@ -43,7 +44,6 @@ namespace dsv4::port {
 
 #if defined(DSV4_BACKEND_SIM)
 namespace sim::detail {  // kernels/backend/sim/mbarrier.cpp
-std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);
 void mbarrier_init(int array, std::int64_t byte_offset, int count);
 void mbarrier_arrive_expect_tx(int array, std::int64_t byte_offset, unsigned bytes);
 void mbarrier_complete_tx(int array, std::int64_t byte_offset, unsigned bytes);
@@ -143,7 +143,7 @@ __device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptr
         std::memcpy(v, static_cast<const unsigned char*>(f.base) + gr * f.row_stride_bytes + gc * 2, 16);
       }
       const std::int64_t addr = window + r * 128 + c * 16;
-      const std::int64_t phys = addr ^ (((addr >> 7) & 7) << 4);  // the hardware's 128-byte swizzle
+      const std::int64_t phys = swizzle128_address(addr);
       sim::detail::lds_access(dst.array(), own + (phys - window), v, 16, sim::detail::LdsMode::write);
     }
   sim::detail::mbarrier_complete_tx(bars.array(), bars.byte_offset() + std::int64_t(i) * 8,

@@ -3,12 +3,10 @@
 // kernels/port/hip_port.hpp, from kernel TUs only. Every thread of the warpgroup (128
 // consecutive threads, threadIdx.x / 128) calls it together.
 //
-// Operand tiles in LDS ("swizzled K-major tiles", the 128-byte swizzle of the hardware): a tile of R rows (R a
-// multiple of 8) by 64 K elements is R rows of 128 bytes; 16-byte chunk c (K 8c..8c+7) of row r lives at byte
-//   r * 128 + ((c ^ (r % 8)) * 16)                                  (swizzle128_byte)
-// from the tile's start, which must be 1024-byte aligned in the LDS window (lds_align_skip gives the elements to skip
-// at the start of an allocation). The hardware applies the swizzle to address bits, so a misaligned tile reads
-// permuted K: the sim emulation reproduces that, not a friendlier rule.
+// Operand tiles in LDS ("swizzled K-major tiles", kernels/port/swizzle.hpp): R rows (R a multiple of 8) by 64 K
+// elements, 16-byte chunk c (K 8c..8c+7) of row r at swizzle128_byte(r, c) from the tile's start, which must be
+// 1024-byte aligned in the LDS window (lds_align_skip). The hardware applies the swizzle to address bits, so a
+// misaligned tile reads permuted K: the sim emulation reproduces that, not a friendlier rule.
 //   wgmma_m64k16<E, N>(d, a, a_elem, b, b_elem, k16, accumulate): A = rows 0..63 of the tile at a + a_elem, B = rows
 //   0..N-1 of the tile at b + b_elem (B[k][n] = row n, column k), K columns 16·k16 .. 16·k16 + 15 (k16 in 0..3).
 // Accumulator layout (thread w·32 + lane of the warpgroup, g = lane / 4, t = lane % 4), for j in 0..N/2-1:
@@ -29,33 +27,9 @@
 #include <cstdint>
 
 #include "kernels/port/mma.hpp"
+#include "kernels/port/swizzle.hpp"
 
 namespace dsv4::port {
-
-inline constexpr int kWgmmaTileAlign = 1024;  // bytes: one 8-row swizzle atom of 128-byte rows
-
-__device__ __forceinline__ int swizzle128_byte(int row, int chunk) { return row * 128 + ((chunk ^ (row & 7)) << 4); }
-
-#if defined(DSV4_BACKEND_SIM)
-namespace sim::detail {
-std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);  // byte offset in the block's LDS window
-}  // namespace sim::detail
-#endif
-
-// Elements of T from `base` to the next kWgmmaTileAlign boundary of the LDS window.
-template <class T>
-__device__ __forceinline__ int lds_align_skip(lds_ptr<T> base) {
-#if defined(DSV4_BACKEND_SIM)
-  const std::int64_t at = sim::detail::lds_arena_offset(base.array(), base.byte_offset());
-#elif defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
-  const std::int64_t at = static_cast<std::int64_t>(__cvta_generic_to_shared(base));
-#else
-  const std::int64_t at = 0;
-  (void)base;
-#endif
-  return static_cast<int>(((kWgmmaTileAlign - (at & (kWgmmaTileAlign - 1))) & (kWgmmaTileAlign - 1)) /
-                          static_cast<std::int64_t>(sizeof(T)));
-}
 
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
 #if !defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -94,7 +68,7 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], lds_ptr<std::uin
     const std::int64_t window = sim::detail::lds_arena_offset(base.array(), own);
     for (int half = 0; half < 2; ++half) {
       const std::int64_t addr = window + 32 * k16 + (r / 8) * 1024 + (r % 8) * 128 + 16 * half;
-      const std::int64_t phys = addr ^ (((addr >> 7) & 7) << 4);
+      const std::int64_t phys = swizzle128_address(addr);
       std::uint32_t v[4];
       sim::detail::lds_access(base.array(), own + (phys - window), v, 16, sim::detail::LdsMode::read);
       for (int q = 0; q < 4; ++q) {

@@ -11,7 +11,6 @@
 
 namespace dsv4::port::sim::detail {
 
-std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);
 
 namespace {
 

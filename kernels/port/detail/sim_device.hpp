@@ -42,6 +42,7 @@ enum class LdsMode { read, write, atomic_read, atomic_write };
 int lds_static(const LdsSite* site);     // array id in the current block (allocated at first declaration)
 int lds_dynamic(const char* name);       // array id of the dynamic region
 int lds_carve(int parent, std::int64_t byte_offset, std::size_t bytes, const char* name);
+std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);  // byte offset in the block's LDS window
 void lds_access(int array, std::int64_t byte_offset, void* buf, std::size_t n, LdsMode mode);
 
 // ---- sync points ----

@@ -53,7 +53,7 @@ void load_box(const port::TensorMap2d& map, int box_rows, int col, int row, int 
   (void)map, (void)box_rows, (void)col, (void)row, (void)col2, (void)row2, (void)out, (void)out2, (void)s, (void)misuse;
   throw port::Error("load_box: bulk tensor copies exist on cuda (sm_90) and sim only");
 #else
-  const std::size_t lds = static_cast<std::size_t>(box_rows) * 128 + 8 + port::kWgmmaTileAlign;
+  const std::size_t lds = static_cast<std::size_t>(box_rows) * 128 + 8 + port::kSwizzle128Align;
   const std::size_t bytes = static_cast<std::size_t>(box_rows) * 128;
   port::LaunchConfig cfg{port::Dim3(1), port::Dim3(128), lds, &s, "tma_load_2d_test",
                          {port::writes(out, bytes, "out"), port::writes(out2, bytes, "out2")}};

@@ -67,7 +67,7 @@ void wgmma_tile(const std::uint16_t* a, const std::uint16_t* b, const float* c, 
   (void)a, (void)b, (void)c, (void)d, (void)n, (void)f16, (void)accumulate, (void)s;
   throw port::Error("wgmma_tile: the warpgroup MMA exists on cuda (sm_90) and sim only");
 #else
-  const std::size_t lds = static_cast<std::size_t>(64 + n) * 128 + port::kWgmmaTileAlign;
+  const std::size_t lds = static_cast<std::size_t>(64 + n) * 128 + port::kSwizzle128Align;
   port::LaunchConfig cfg{port::Dim3(1), port::Dim3(128), lds, &s, "wgmma_m64k16_test",
                          {port::reads(a, 64 * 64 * 2, "a"), port::reads(b, static_cast<std::size_t>(n) * 64 * 2, "b"),
                           port::reads(c, static_cast<std::size_t>(64) * n * 4, "c"),
