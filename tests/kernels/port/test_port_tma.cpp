@@ -10,6 +10,7 @@
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
+#include "tests/kernels/port/sm90_feature_test.hpp"
 #include "tests/kernels/port/tma_test_kernel.hpp"
 #include "tests/support/seed.hpp"
 
@@ -17,14 +18,7 @@ namespace dsv4::test {
 namespace {
 namespace port = dsv4::port;
 
-class PortTma : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!port::device_available()) GTEST_SKIP() << port::device_unavailable_reason();
-    if (port::backend() != port::Backend::sim && port::device_profile().arch != port::Arch::sm_90)
-      GTEST_SKIP() << "bulk tensor copies exist on sm_90 devices and on sim only";
-  }
-};
+using PortTma = Sm90FeatureTest;
 
 struct Box {
   int col, row;

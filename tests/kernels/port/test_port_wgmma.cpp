@@ -12,6 +12,7 @@
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
 #include "tests/kernels/port/mma_test_values.hpp"
+#include "tests/kernels/port/sm90_feature_test.hpp"
 #include "tests/kernels/port/wgmma_test_kernel.hpp"
 #include "tests/support/seed.hpp"
 
@@ -57,14 +58,7 @@ int run_and_count(int n, bool f16, bool accumulate, bool grid, std::mt19937_64& 
   return bad;
 }
 
-class PortWgmma : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!port::device_available()) GTEST_SKIP() << port::device_unavailable_reason();
-    if (port::backend() != port::Backend::sim && port::device_profile().arch != port::Arch::sm_90)
-      GTEST_SKIP() << "the warpgroup MMA exists on sm_90 devices and on sim only";
-  }
-};
+using PortWgmma = Sm90FeatureTest;
 
 std::string what(int n, bool f16, bool acc) {
   return std::string(f16 ? "fp16" : "bf16") + " n=" + std::to_string(n) + (acc ? " D=A·B+C" : " D=A·B");

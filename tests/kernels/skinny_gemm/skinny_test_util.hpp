@@ -156,7 +156,8 @@ inline std::string run_plan_and_check(const sk::SkinnyPlan& plan, sk::SkinnyWork
   const RowCheck rc = check_rows(c, reference(c), d.result());
   if (rc.ok()) return "";
   return plan.describe() + ": " + std::to_string(rc.failures) + " mismatches in " +
-         std::to_string(rc.failing_rows.size()) + " rows (first " + rc.first + ")";
+         std::to_string(rc.failing_rows.size()) + " rows (first " + rc.first + "; rows " +
+         std::to_string(rc.failing_rows.front()) + ".." + std::to_string(rc.failing_rows.back()) + ")";
 }
 
 struct LayoutSweep {

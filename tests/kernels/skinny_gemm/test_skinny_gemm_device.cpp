@@ -5,7 +5,6 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
-#include <sstream>
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
@@ -41,16 +40,7 @@ std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& poo
                           std::mt19937_64& rng, sk::SkinnyOptions opt = {}) {
   const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
   if (!plan.ok) return "refused: " + plan.reason;
-  const HostCase c = make_case(s, rng);
-  DeviceCase d(c);
-  sk::run_skinny_gemm(plan, d.io(), pool, st);
-  st.synchronize();
-  const RowCheck rc = check_rows(c, reference(c), d.result());
-  if (rc.ok()) return "";
-  std::ostringstream o;
-  o << plan.describe() << ": " << rc.failures << " mismatches in " << rc.failing_rows.size() << " rows (first "
-    << rc.first << "; rows " << rc.failing_rows.front() << ".." << rc.failing_rows.back() << ")";
-  return o.str();
+  return run_plan_and_check(plan, pool, st, rng);
 }
 
 }  // namespace

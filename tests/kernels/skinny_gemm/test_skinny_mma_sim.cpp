@@ -4,7 +4,6 @@
 // padded rows of a, both CHUNKK values; bit-determinism under random schedules; counters back at zero.
 #include <gtest/gtest.h>
 
-#include <sstream>
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
@@ -48,16 +47,7 @@ std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& poo
   const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
   if (!plan.ok) return "refused: " + plan.reason;
   if (!plan.mma) return "not the MMA path: " + plan.describe();
-  const HostCase c = make_case(s, rng);
-  DeviceCase d(c);
-  sk::run_skinny_gemm(plan, d.io(), pool, st);
-  st.synchronize();
-  const RowCheck rc = check_rows(c, reference(c), d.result());
-  if (rc.ok()) return "";
-  std::ostringstream o;
-  o << plan.describe() << ": " << rc.failures << " mismatches in " << rc.failing_rows.size() << " rows (first "
-    << rc.first << ")";
-  return o.str();
+  return run_plan_and_check(plan, pool, st, rng);
 }
 
 }  // namespace
