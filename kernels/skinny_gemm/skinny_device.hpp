@@ -69,12 +69,61 @@ __device__ __forceinline__ void store_output(const KParams& p, int tile, int o, 
   port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
 }
 
-// Output o of the tile summed over the k-group partials red[q * outs + o] in ascending group order: the fixed order
-// that makes the shard's partial bit-identical run to run (phase 2 of both kernels).
-__device__ __forceinline__ float kgroup_sum(port::lds_ptr<float> red, int k_groups, int outs, int o) {
-  float s = red[o];
-  for (int q = 1; q < k_groups; ++q) s += red[static_cast<std::ptrdiff_t>(q) * outs + o];
+// The epilogues work on groups of kEpiVec consecutive outputs of one row n (o % kEpiVec == 0; tile_m >= 16 and
+// n_p2 * tile_m >= 256 are powers of two, so a group never crosses a row and outs / kEpiVec >= 32): two 16-byte LDS
+// reads per summand and one 16-byte store, instead of a scalar loop with an integer division per output (on the
+// H200 the scalar epilogue was half the time of a one-shard N = 128 tile). kEpiVec is in skinny_plan.hpp.
+struct Out8 {
+  float v[kEpiVec];
+};
+
+__device__ __forceinline__ void add_lds8(Out8& s, port::lds_ptr<float> src, std::ptrdiff_t at) {
+  const float4 lo = port::lds_load_as<float4>(src, at), hi = port::lds_load_as<float4>(src, at + 4);
+  s.v[0] += lo.x, s.v[1] += lo.y, s.v[2] += lo.z, s.v[3] += lo.w;
+  s.v[4] += hi.x, s.v[5] += hi.y, s.v[6] += hi.z, s.v[7] += hi.w;
+}
+
+// The group at o summed over the k-group partials red[q * outs + o ...] in ascending group order: the fixed order
+// that makes the shard's partial bit-identical run to run (phase 2 of every kernel).
+__device__ __forceinline__ Out8 kgroup_sum8(port::lds_ptr<float> red, int k_groups, int outs, int o) {
+  const float4 lo = port::lds_load_as<float4>(red, o), hi = port::lds_load_as<float4>(red, o + 4);
+  Out8 s{{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}};
+  for (int q = 1; q < k_groups; ++q) add_lds8(s, red, static_cast<std::ptrdiff_t>(q) * outs + o);
   return s;
+}
+
+// Writes the group to a 16-byte-aligned fp32 slab (the split-K partials; the workspace is 16-byte aligned).
+__device__ __forceinline__ void store_slab8(float* slab, int o, const Out8& s) {
+  port::global_store(reinterpret_cast<float4*>(slab + o), make_float4(s.v[0], s.v[1], s.v[2], s.v[3]));
+  port::global_store(reinterpret_cast<float4*>(slab + o + 4), make_float4(s.v[4], s.v[5], s.v[6], s.v[7]));
+}
+
+__device__ __forceinline__ bool aligned16(const void* q) { return (reinterpret_cast<std::uintptr_t>(q) & 15) == 0; }
+
+// store_output for the group at o: one 16-byte store (and bias load) when the group is inside M and its row start is
+// 16-byte aligned (M % 8 == 0 and aligned out / bias), else per output; the same sums and rounding either way.
+template <bool F16>
+__device__ __forceinline__ void store_output8(const KParams& p, int tile, int o, const Out8& s) {
+  const int n = o / p.tile_m;
+  const std::int64_t m = static_cast<std::int64_t>(tile) * p.tile_m + o % p.tile_m;
+  if (n >= p.n || m >= p.m) return;
+  const bool vec = m + kEpiVec <= p.m && p.m % kEpiVec == 0 && aligned16(p.out) && (p.bias_kind == 0 || aligned16(p.bias));
+  if (!vec) {
+    for (int e = 0; e < kEpiVec; ++e) store_output<F16>(p, tile, o + e, s.v[e]);
+    return;
+  }
+  float w[kEpiVec];
+  for (int e = 0; e < kEpiVec; ++e) w[e] = s.v[e];
+  if (p.bias_kind != 0) {
+    const std::int64_t at = (p.bias_kind == 2 ? static_cast<std::int64_t>(n) * p.m : 0) + m;
+    const uint4 b = port::global_load(reinterpret_cast<const uint4*>(p.bias + at));
+    const unsigned bw[4] = {b.x, b.y, b.z, b.w};
+    for (int e = 0; e < kEpiVec; ++e) w[e] += to_f32<F16>((bw[e / 2] >> (16 * (e % 2))) & 0xffffu);
+  }
+  unsigned h[4];
+  for (int e = 0; e < 4; ++e)
+    h[e] = static_cast<unsigned>(from_f32<F16>(w[2 * e])) | (static_cast<unsigned>(from_f32<F16>(w[2 * e + 1])) << 16);
+  port::global_store(reinterpret_cast<uint4*>(p.out + static_cast<std::int64_t>(n) * p.m + m), make_uint4(h[0], h[1], h[2], h[3]));
 }
 
 template <bool F16>
@@ -100,21 +149,22 @@ __device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std
     auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(KG) * outs, "kgroup_reduce");
     put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
     __syncthreads();
-    for (int o = tid; o < outs; o += kBlockThreads) {
-      const float s = o / TM < np ? kgroup_sum(red, KG, outs, o) : 0.f;
-      if (direct) store_output<F16>(p, tile, o, s);
-      else port::global_store(slab + o, s);
+    for (int o = tid * kEpiVec; o < outs; o += kBlockThreads * kEpiVec) {
+      const Out8 s = o / TM < np ? kgroup_sum8(red, KG, outs, o) : Out8{};
+      if (direct) store_output8<F16>(p, tile, o, s);
+      else store_slab8(slab, o, s);
     }
     if (direct) return;
   }
   finish_tile<F16>(p, smem, tile, tid);
 }
 
-constexpr int kMaxOwned = 16;  // outputs per thread per readback pass: pass_outs / 256 <= 16
+constexpr int kMaxOwnedGroups = 2;  // kEpiVec-output groups per thread per readback pass: pass_outs <= 4096
 
 // Phases 3 and 4: release, count, and the last arriver reads every shard back in fixed order, adds the bias and
 // stores the tile. The readback runs in passes of pass_outs outputs (whole N-tiles of rows_per_n_tile rows); each
-// pass stages batch_shards shards at a time through LDS with asynchronous copies.
+// pass stages batch_shards shards at a time through LDS with asynchronous copies, and each thread sums and stores
+// up to kMaxOwnedGroups groups of kEpiVec outputs.
 template <bool F16>
 __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int tid) {
   const int TM = p.tile_m;
@@ -138,13 +188,11 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
   // ---- readback in passes and batches through LDS, fixed shard order ----
   auto stg = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.lds_floats), "readback_stage");
   const int RT = p.rows_per_n_tile;
-  const int per = p.pass_outs / kBlockThreads;  // outputs owned per thread per pass
+  const int groups = p.pass_outs / kEpiVec;  // per pass, at most kMaxOwnedGroups * kBlockThreads
   const int v4_per_pass = p.pass_outs / 4;
   for (int o0 = 0; o0 < outs; o0 += p.pass_outs) {
     const int nt0 = o0 / (RT * TM);  // first N-tile of the pass
-    float sum[kMaxOwned];
-SKINNY_UNROLL
-    for (int j = 0; j < kMaxOwned; ++j) sum[j] = 0.f;
+    Out8 sum[kMaxOwnedGroups] = {};
     for (int b0 = 0; b0 < p.k_rnd; b0 += p.batch_shards) {
       const int bs = (p.k_rnd - b0 < p.batch_shards) ? p.k_rnd - b0 : p.batch_shards;
       // Staging layout (floats): ((nt_in_pass * batch_shards + ks_local) * RT + n_local) * TM + m_local.
@@ -161,22 +209,24 @@ SKINNY_UNROLL
       port::async_wait<0>();
       __syncthreads();
 SKINNY_UNROLL
-      for (int j = 0; j < kMaxOwned; ++j) {
-        if (j >= per) break;
-        const int o = o0 + tid + j * kBlockThreads;
+      for (int j = 0; j < kMaxOwnedGroups; ++j) {
+        const int g = tid + j * kBlockThreads;
+        if (g >= groups) break;
+        const int o = o0 + g * kEpiVec;
         const int n = o / TM, ml = o % TM;
         const std::ptrdiff_t base =
             static_cast<std::ptrdiff_t>(n / RT - nt0) * p.batch_shards * RT * TM + (n % RT) * TM + ml;
-        for (int ksl = 0; ksl < bs; ++ksl) sum[j] += stg[base + static_cast<std::ptrdiff_t>(ksl) * RT * TM];
+        for (int ksl = 0; ksl < bs; ++ksl) add_lds8(sum[j], stg, base + static_cast<std::ptrdiff_t>(ksl) * RT * TM);
       }
       __syncthreads();
     }
 
     // ---- 4. epilogue of the pass ----
 SKINNY_UNROLL
-    for (int j = 0; j < kMaxOwned; ++j) {
-      if (j >= per) break;
-      store_output<F16>(p, tile, o0 + tid + j * kBlockThreads, sum[j]);
+    for (int j = 0; j < kMaxOwnedGroups; ++j) {
+      const int g = tid + j * kBlockThreads;
+      if (g >= groups) break;
+      store_output8<F16>(p, tile, o0 + g * kEpiVec, sum[j]);
     }
   }
 }

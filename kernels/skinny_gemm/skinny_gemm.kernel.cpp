@@ -22,7 +22,6 @@ namespace {
 using detail::KParams;
 using detail::to_f32;
 using detail::finish_tile;
-using detail::kgroup_sum;
 
 template <bool F16>
 __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
@@ -129,9 +128,8 @@ SKINNY_UNROLL
       for (int c = 0; c < kMicroCols; ++c)
         red[static_cast<std::ptrdiff_t>(grp) * outs + (ni + r * rq) * TM + (mi + c * cq)] = acc[r][c];
     __syncthreads();
-    for (int o = tid; o < outs; o += kBlockThreads) {
-      port::global_store(slab + o, kgroup_sum(red, p.k_groups, outs, o));
-    }
+    for (int o = tid * kEpiVec; o < outs; o += kBlockThreads * kEpiVec)
+      detail::store_slab8(slab, o, detail::kgroup_sum8(red, p.k_groups, outs, o));
   } else {
 SKINNY_UNROLL
     for (int r = 0; r < kMicroRows; ++r)

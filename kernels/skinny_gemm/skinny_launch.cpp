@@ -1,5 +1,6 @@
 // Host launcher of the skinny GEMM: admission (refuse before launch, naming the limit), kernel arguments from the
 // plan, caller-owned workspace initialisation, and the pool / static-workspace routes.
+#include <cstdint>
 #include <string>
 
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
@@ -64,6 +65,9 @@ void launch_skinny_gemm(const SkinnyPlan& plan, const SkinnyBuffers& io, void* w
   if (!io.a || !io.b || !io.out || (plan.shape.bias != BiasShape::none && !io.bias) || !workspace)
     throw InputError("skinny_gemm: null device pointer among a, b, out, bias (shape has bias " +
                      std::string(bias_name(plan.shape.bias)) + ") or workspace");
+  if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)
+    throw InputError("skinny_gemm: workspace pointer is not 16-byte aligned (the split-K slabs are read and written "
+                     "16 bytes at a time) [" + plan.describe() + "]");
   // The launch declares the predicate's workspace size: with the optimistic predicate the kernel writes past it.
   launch_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
 }

@@ -138,6 +138,9 @@ inline constexpr std::size_t kWgmmaAlignSlack = 1024;
 inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
 inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches
 inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass: 16 per thread
+// Epilogue group: consecutive outputs of one row that a thread sums and stores together (skinny_device.hpp); every
+// plan keeps tile_m a multiple of it.
+inline constexpr int kEpiVec = 8;
 
 
 struct SkinnyPlan {

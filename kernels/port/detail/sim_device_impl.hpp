@@ -1,6 +1,9 @@
 // sim backend: definitions of the kernel-side layer templates declared in kernels/port/hip_port.hpp.
 #pragma once
 
+#include <cstdint>
+#include <stdexcept>
+#include <string>
 #include <tuple>
 #include <utility>
 
@@ -42,13 +45,26 @@ T lds_atomic_add(lds_ptr<T> base, std::ptrdiff_t elem, T v) {
   sim::detail::lds_access(base.array(), off, &sum, sizeof(T), sim::detail::LdsMode::atomic_write);
   return old;
 }
+namespace sim::detail {
+// A GPU faults on a global access that is not aligned to its size (a 16-byte vector at an 8-byte address): on sim
+// the kernel thread throws, which fails the launch naming the block, thread and address.
+template <class T>
+void check_global_alignment(const T* p, const char* what) {
+  if (reinterpret_cast<std::uintptr_t>(p) % alignof(T) != 0)
+    throw std::runtime_error(std::string("misaligned global ") + what + " of " + std::to_string(sizeof(T)) +
+                             " B at address " + std::to_string(reinterpret_cast<std::uintptr_t>(p)) +
+                             " (needs " + std::to_string(alignof(T)) + "-byte alignment; a GPU faults)");
+}
+}  // namespace sim::detail
 template <class T>
 T global_load(const T* p) {
+  sim::detail::check_global_alignment(p, "load");
   sim::detail::preempt_global_access();
   return *p;
 }
 template <class T>
 void global_store(T* p, const T& v) {
+  sim::detail::check_global_alignment(p, "store");
   sim::detail::preempt_global_access();
   *p = v;
 }

@@ -33,6 +33,8 @@ void barrier_two_sites(int* out, int threads);
 void ticket_order(int* counter, int* order, int tag, int blocks, int threads, Stream* s = nullptr);
 // Thread (throw_thread) of block (throw_block) throws std::runtime_error; others write 1 to out[global id].
 void throwing_kernel(int* out, int blocks, int threads, int throw_block, int throw_thread);
+// Every thread stores a 16-byte vector at out + byte_offset + 16 * thread (global_store).
+void vector_store(void* out, int threads, int byte_offset);
 // A static LDS array of `kilobytes` KiB (templated sizes 48, 100, 200); thread 0 writes/reads it; *out = 5.
 void big_static_lds(int* out, int kilobytes);
 // Dynamic LDS of `bytes`: thread t stores float4(t, t+.25, t+.5, t+.75) via lds_store_vec at element 4t, carves a

@@ -139,6 +139,15 @@ void throwing_kernel(int* out, int blocks, int threads, int throw_block, int thr
   launch(throwing_kernel_k, cfg("throwing", Dim3(blocks), Dim3(threads)), out, throw_block, throw_thread);
 }
 
+// One 16-byte store per thread at byte offset `byte_offset` + 16 * thread of `out`.
+__global__ void vector_store_k(unsigned char* out, int byte_offset) {
+  auto* dst = reinterpret_cast<uint4*>(out + byte_offset + 16 * static_cast<int>(threadIdx.x));
+  dsv4::port::global_store(dst, make_uint4(1, 2, 3, threadIdx.x));
+}
+void vector_store(void* out, int threads, int byte_offset) {
+  launch(vector_store_k, cfg("vector_store", Dim3(1), Dim3(threads)), static_cast<unsigned char*>(out), byte_offset);
+}
+
 template <int KiB>
 __global__ void big_lds_kernel(int* out) {
   DSV4_LDS(unsigned char, big, KiB * 1024);

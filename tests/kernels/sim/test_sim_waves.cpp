@@ -135,5 +135,24 @@ TEST_F(SimDivergence, KernelExceptionFailsOnlyThatLaunch) {
   for (int i = 0; i < 4 * 64; ++i) ASSERT_EQ(v[static_cast<std::size_t>(i)], 1);
 }
 
+TEST_F(SimDivergence, MisalignedVectorGlobalStoreFailsTheLaunch) {
+  DeviceBuffer out(16 * 32 + 16);
+  out.memset(0);
+  simk::vector_store(out.data(), 32, 16);  // aligned: performed
+  dsv4::port::device_synchronize();
+  const auto ok = out.to_host<std::uint32_t>();
+  EXPECT_EQ(ok[4 + 4 * 5 + 3], 5u);  // thread 5's last word
+  simk::vector_store(out.data(), 32, 8);  // 8-byte aligned 16-byte stores fault on a GPU
+  try {
+    dsv4::port::device_synchronize();
+    FAIL() << "a misaligned 16-byte store must fail the launch";
+  } catch (const dsv4::port::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("misaligned global store of 16 B"), std::string::npos) << m;
+  }
+  const sim::Report r = sim::take_report();
+  EXPECT_EQ(r.count(ViolationKind::kernel_exception), 1u) << r.to_string();
+}
+
 }  // namespace
 }  // namespace dsv4::test

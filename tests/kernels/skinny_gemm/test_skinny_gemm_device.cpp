@@ -110,6 +110,36 @@ TEST(SkinnyDevice, EveryWgmmaLayoutMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
+// Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU
+// faults on a misaligned 16-byte store; sim fails the launch the same way). Split plans on every profile, and the
+// one-shard epilogue of the tensor-core path (sm_90; the FMA path always goes through the readback).
+TEST(SkinnyDevice, MisalignedOutAndBiasMatchReference) {
+  SKINNY_REQUIRE_DEVICE();
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
+  port::Stream st;
+  int direct = 0, split = 0;
+  const bool tensor_cores = port::device_profile().arch == port::Arch::sm_90;
+  for (int one_shard : {0, 1}) {
+    if (one_shard && !tensor_cores) continue;
+    sk::SkinnyOptions opt;
+    opt.force_chunks_per_shard = one_shard ? 64 : 0;
+    for (const auto& s : {shape(20, 128, 512, sk::ElemType::bf16, sk::BiasShape::nm),
+                          shape(100, 64, 8192, sk::ElemType::f16, sk::BiasShape::m),
+                          shape(3, 256, 16384, sk::ElemType::bf16, sk::BiasShape::one_m)}) {
+      const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
+      ASSERT_TRUE(plan.ok) << plan.reason;
+      ++(plan.k_rnd == 1 ? direct : split);
+      for (int bias_misaligned : {0, 1}) {  // out misaligned with an aligned bias, then the other way round
+        const std::string f = run_plan_and_check(plan, pool, st, rng, 1 - bias_misaligned, bias_misaligned);
+        EXPECT_TRUE(f.empty()) << (bias_misaligned ? "bias" : "out") << " misaligned: " << f;
+      }
+    }
+  }
+  EXPECT_GT(split, 0) << "no split plan: the readback epilogue was not covered";
+  if (tensor_cores) EXPECT_GT(direct, 0) << "no one-shard plan: the direct epilogue was not covered";
+}
+
 TEST(SkinnyDevice, BitDeterministicOverRepeatedRuns) {
   SKINNY_REQUIRE_DEVICE();
   auto rng = dsv4::test::rng_for_current_test();

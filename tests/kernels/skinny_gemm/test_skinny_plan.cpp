@@ -66,10 +66,11 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(ka.grid == ka.tiles_m * ka.k_rnd);
   RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * ka.readback_pass_outputs * 4 <= ka.lds_bytes);
   // Kernel structural invariants: whole micro-tiles and k-groups; readback passes of whole N-tiles with at most
-  // 16 owned outputs per thread.
+  // 16 owned outputs per thread; epilogue groups of kEpiVec outputs never cross a row (16-byte aligned in LDS).
   RC_ASSERT(p.n_p2 * p.tile_m % (256 * 1) == 0);
   RC_ASSERT(p.readback_pass_outputs % 256 == 0);
   RC_ASSERT(p.readback_pass_outputs / 256 <= 16);
+  RC_ASSERT(p.tile_m % sk::kEpiVec == 0);
   RC_ASSERT(p.n_p2 * p.tile_m % p.readback_pass_outputs == 0);
   RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
