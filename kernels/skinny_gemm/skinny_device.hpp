@@ -35,6 +35,9 @@ struct KParams {
   int warps_n;     // MMA path: warps along N
   int panels;      // MMA path: K panels per pipeline stage (32 elements; warpgroup path: 64)
   int lds_floats;  // readback staging array length (the whole allocation)
+  // log2 of tile_m and of rows_per_n_tile * tile_m (both powers of two): the epilogues index without divisions,
+  // which cost as much as the stores themselves in a latency-bound epilogue (H200 profile of session 5).
+  int tm_shift, stage_shift;
   // Warpgroup path with bulk copies: b as M x K (boxes of tile_m rows) and a as N x K with row stride lda (boxes
   // of the padded rows of a), 64 K elements per box (kernels/port/tma.hpp); unused by the other kernels.
   port::TensorMap2d tmap_b, tmap_a;
@@ -104,8 +107,8 @@ __device__ __forceinline__ bool aligned16(const void* q) { return (reinterpret_c
 // 16-byte aligned (M % 8 == 0 and aligned out / bias), else per output; the same sums and rounding either way.
 template <bool F16>
 __device__ __forceinline__ void store_output8(const KParams& p, int tile, int o, const Out8& s) {
-  const int n = o / p.tile_m;
-  const std::int64_t m = static_cast<std::int64_t>(tile) * p.tile_m + o % p.tile_m;
+  const int n = o >> p.tm_shift;
+  const std::int64_t m = static_cast<std::int64_t>(tile) * p.tile_m + (o & (p.tile_m - 1));
   if (n >= p.n || m >= p.m) return;
   const bool vec = m + kEpiVec <= p.m && p.m % kEpiVec == 0 && aligned16(p.out) && (p.bias_kind == 0 || aligned16(p.bias));
   if (!vec) {
@@ -150,7 +153,7 @@ __device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std
     put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
     __syncthreads();
     for (int o = tid * kEpiVec; o < outs; o += kBlockThreads * kEpiVec) {
-      const Out8 s = o / TM < np ? kgroup_sum8(red, KG, outs, o) : Out8{};
+      const Out8 s = (o >> p.tm_shift) < np ? kgroup_sum8(red, KG, outs, o) : Out8{};
       if (direct) store_output8<F16>(p, tile, o, s);
       else store_slab8(slab, o, s);
     }
@@ -186,37 +189,33 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
   __threadfence();  // acquire: every other shard's partials are visible from here on
 
   // ---- readback in passes and batches through LDS, fixed shard order ----
+  // Within a pass, output o0 + q sits in N-tile q >> stage_shift of the pass at q & stage_mask; staging layout
+  // (floats): (nt_in_pass * batch_shards + ks_local) * stage + (q & stage_mask), stage = rows_per_n_tile * tile_m.
   auto stg = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.lds_floats), "readback_stage");
-  const int RT = p.rows_per_n_tile;
+  const int stage = 1 << p.stage_shift, stage_mask = stage - 1;
   const int groups = p.pass_outs / kEpiVec;  // per pass, at most kMaxOwnedGroups * kBlockThreads
-  const int v4_per_pass = p.pass_outs / 4;
   for (int o0 = 0; o0 < outs; o0 += p.pass_outs) {
-    const int nt0 = o0 / (RT * TM);  // first N-tile of the pass
     Out8 sum[kMaxOwnedGroups] = {};
     for (int b0 = 0; b0 < p.k_rnd; b0 += p.batch_shards) {
       const int bs = (p.k_rnd - b0 < p.batch_shards) ? p.k_rnd - b0 : p.batch_shards;
-      // Staging layout (floats): ((nt_in_pass * batch_shards + ks_local) * RT + n_local) * TM + m_local.
-      for (int v = tid; v < bs * v4_per_pass; v += kBlockThreads) {
-        const int ksl = v / v4_per_pass;
-        const int o = o0 + (v % v4_per_pass) * 4;
-        const int n = o / TM, ml = o % TM;
-        const std::ptrdiff_t dst =
-            (static_cast<std::ptrdiff_t>(n / RT - nt0) * p.batch_shards + ksl) * RT * TM + (n % RT) * TM + ml;
-        const float* src = p.partials + (static_cast<std::int64_t>(b0 + ksl) * p.tiles_m + tile) * outs + o;
-        port::async_copy16(stg, dst, src, true);
-      }
+      const float* shard0 = p.partials + (static_cast<std::int64_t>(b0) * p.tiles_m + tile) * outs + o0;
+      const std::int64_t shard_stride = static_cast<std::int64_t>(p.tiles_m) * outs;
+      for (int ksl = 0; ksl < bs; ++ksl)
+        for (int q = tid * 4; q < p.pass_outs; q += kBlockThreads * 4) {
+          const std::ptrdiff_t dst =
+              (static_cast<std::ptrdiff_t>(q >> p.stage_shift) * p.batch_shards + ksl) * stage + (q & stage_mask);
+          port::async_copy16(stg, dst, shard0 + ksl * shard_stride + q, true);
+        }
       port::async_commit();
       port::async_wait<0>();
       __syncthreads();
 SKINNY_UNROLL
       for (int j = 0; j < kMaxOwnedGroups; ++j) {
-        const int g = tid + j * kBlockThreads;
-        if (g >= groups) break;
-        const int o = o0 + g * kEpiVec;
-        const int n = o / TM, ml = o % TM;
+        const int q = (tid + j * kBlockThreads) * kEpiVec;
+        if (q >= p.pass_outs) break;
         const std::ptrdiff_t base =
-            static_cast<std::ptrdiff_t>(n / RT - nt0) * p.batch_shards * RT * TM + (n % RT) * TM + ml;
-        for (int ksl = 0; ksl < bs; ++ksl) add_lds8(sum[j], stg, base + static_cast<std::ptrdiff_t>(ksl) * RT * TM);
+            static_cast<std::ptrdiff_t>(q >> p.stage_shift) * p.batch_shards * stage + (q & stage_mask);
+        for (int ksl = 0; ksl < bs; ++ksl) add_lds8(sum[j], stg, base + static_cast<std::ptrdiff_t>(ksl) * stage);
       }
       __syncthreads();
     }

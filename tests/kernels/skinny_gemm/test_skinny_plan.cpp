@@ -71,6 +71,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(p.readback_pass_outputs % 256 == 0);
   RC_ASSERT(p.readback_pass_outputs / 256 <= 16);
   RC_ASSERT(p.tile_m % sk::kEpiVec == 0);
+  const std::int64_t stage = p.rows_per_n_tile * p.tile_m;  // the epilogues index by shifts: powers of two
+  RC_ASSERT((p.tile_m & (p.tile_m - 1)) == 0);
+  RC_ASSERT((stage & (stage - 1)) == 0);
   RC_ASSERT(p.n_p2 * p.tile_m % p.readback_pass_outputs == 0);
   RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
