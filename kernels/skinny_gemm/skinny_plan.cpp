@@ -84,23 +84,24 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
 
 // Tensor-core paths: layout and chunks per shard minimising a model of the kernel's time on the H200
 // (microseconds), fitted on bench_skinny_gemm sweeps (DSV4_BENCH_SWEEP=2 prints every forced layout's time; the
-// fit, session 5, vector epilogues: the model's choice is within 0.2 % of the sweep's best on average over the 54
-// benchmark shapes, 5.5 % at worst, N=1 K=7168 M=4096):
+// fit, session 5, vector epilogues and shift-indexed readback: the model's choice is within 0.3 % of the sweep's
+// best on average over the 54 benchmark shapes, 7 % at worst, N=128 K=16384 M=7168; repeated timings of one layout
+// differ by up to ~5 % between H200 runs, so finer fits would follow noise):
 //   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a fraction of
-//     its weight: mostly L2 hits) at the lower of its share of the copy bandwidth and of what its ring keeps in
-//     flight over a loaded memory latency (bytes in flight / 1.8 us), the copy bandwidth ~3.5 TB/s; the
-//     warpgroup kernel's workgroups stream at most ~30 GB/s each;
-//   * MMAs run at about 0.09 m16n8k16 per SM clock with mma.sync, 0.85 with wgmma (a 64 x N x 16 wgmma counts as
-//     N/2 of them), shared by the workgroups resident on the SM;
-//   * a workgroup costs the larger of the two plus ~1.2 us (pipeline fill, epilogue);
-//   * a split adds the partials written and read back, a ~3 us serial tail (fence, counter) and the last
-//     arriver's readback of every shard's slab at one workgroup's rate (~30 GB/s).
+//     its weight: mostly L2 hits for the warpgroup kernel) at the lower of its share of the copy bandwidth and of
+//     what its ring keeps in flight over a loaded memory latency (bytes in flight / 1.55 us), the copy bandwidth
+//     ~3.4 TB/s; the warpgroup kernel's workgroups stream at most ~29 GB/s each;
+//   * MMAs run at about 0.07 m16n8k16 per SM clock with mma.sync; wgmma (a 64 x N x 16 wgmma counts as N/2 of them)
+//     fits at ~2 per clock, i.e. it never limits: its workgroups are bound by streaming;
+//   * a workgroup costs the larger of the two plus ~1.25 us (pipeline fill, epilogue);
+//   * a split adds the partials written and read back, a ~2.35 us serial tail (fence, counter) and the last
+//     arriver's readback of every shard's slab at one workgroup's rate (~31.5 GB/s).
 // mma_cost is the model for one shard length (chunks per shard); mma_chunks_per_shard picks the cheapest.
 double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int sms) {
-  constexpr double kCopyGBs = 3480, kLatencyUs = 1.8, kBlockUs = 1.2, kTailUs = 3.0, kReadbackGBs = 30;
-  constexpr double kMmaPerSmPerUs = 156, kWgmmaPerSmPerUs = 1460;  // m16n8k16 per SM per microsecond
-  constexpr double kWgmmaBlockGBs = 30;
-  constexpr double kAWeight = 0.97, kAWeightWgmma = 0.15;  // the rows of a: re-read from L2 by every M-tile
+  constexpr double kCopyGBs = 3400, kLatencyUs = 1.55, kBlockUs = 1.25, kTailUs = 2.35, kReadbackGBs = 31.5;
+  constexpr double kMmaPerSmPerUs = 128, kWgmmaPerSmPerUs = 3540;  // m16n8k16 per SM per microsecond
+  constexpr double kWgmmaBlockGBs = 29.2;
+  constexpr double kAWeight = 1.04, kAWeightWgmma = 0.18;  // the rows of a: re-read from L2 by every M-tile
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
   const int built = p.mma_resident;
