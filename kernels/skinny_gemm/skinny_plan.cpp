@@ -82,33 +82,16 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
   return std::max(mma_ring_bytes(p, wm, mma_panels(p, wm)), mma_kreduce_bytes(p, wm));
 }
 
-// Tensor-core paths: layout and chunks per shard minimising a model of the kernel's time on the H200
-// (microseconds), fitted on bench_skinny_gemm sweeps (DSV4_BENCH_SWEEP=2 prints every forced layout's time; the
-// fit, session 5, vector epilogues and shift-indexed readback, on the per-layout minimum of two H200 sweeps, since a
-// layout's timings differ by up to ~5 % between runs and one sweep had a 15 % outlier: the model's choice is within
-// 0.15 % of the best on average over the 54 benchmark shapes, 5 % at worst, N=1 K=7168 M=4096):
-//   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a fraction of
-//     its weight: mostly L2 hits for the warpgroup kernel) at the lower of its share of the copy bandwidth and of
-//     what its ring keeps in flight over a loaded memory latency (bytes in flight / 1.55 us), the copy bandwidth
-//     ~3.4 TB/s; the warpgroup kernel's workgroups stream at most ~29 GB/s each;
-//   * MMAs run at about 0.07 m16n8k16 per SM clock with mma.sync; wgmma (a 64 x N x 16 wgmma counts as N/2 of them)
-//     fits at ~2 per clock, i.e. it never limits: its workgroups are bound by streaming;
-//   * a workgroup costs the larger of the two plus ~1.25 us (pipeline fill, epilogue);
-//   * a split adds the partials written and read back, a ~2.35 us serial tail (fence, counter) and the last
-//     arriver's readback of every shard's slab at one workgroup's rate (~31.5 GB/s).
-// mma_cost is the model for one shard length (chunks per shard); mma_chunks_per_shard picks the cheapest.
-double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int sms) {
-  constexpr double kCopyGBs = 3400, kLatencyUs = 1.55, kBlockUs = 1.25, kTailUs = 2.35, kReadbackGBs = 31.5;
-  constexpr double kMmaPerSmPerUs = 128, kWgmmaPerSmPerUs = 3540;  // m16n8k16 per SM per microsecond
-  constexpr double kWgmmaBlockGBs = 29.2;
-  constexpr double kAWeight = 1.04, kAWeightWgmma = 0.15;  // the rows of a: re-read from L2 by every M-tile
+// Tensor-core paths: layout and chunks per shard minimising SkinnyTimeModel (skinny_plan.hpp: its terms and the
+// fit). mma_cost is the model for one shard length (chunks per shard); mma_chunks_per_shard picks the cheapest.
+double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int sms, const SkinnyTimeModel& tm = {}) {
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
   const int built = p.mma_resident;
-  const double mma_rate = p.wgmma ? kWgmmaPerSmPerUs : kMmaPerSmPerUs;
+  const double mma_rate = p.wgmma ? tm.wgmma_per_sm_per_us : tm.mma_per_sm_per_us;
   const double stage_bytes = static_cast<double>(mma_ring_bytes(p, p.mma_warps_m, p.mma_panels)) / p.mma_stages;
-  double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / kLatencyUs;  // bytes in flight / latency
-  if (p.wgmma) rate_cap_gbs = std::min(rate_cap_gbs, kWgmmaBlockGBs);
+  double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / tm.latency_us;  // bytes in flight / latency
+  if (p.wgmma) rate_cap_gbs = std::min(rate_cap_gbs, tm.wgmma_block_gbs);
   const std::int64_t shards = ceil_div(chunks, cps);
   const std::int64_t blocks = p.tiles_m * shards;
   const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
@@ -116,15 +99,15 @@ double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int 
   const std::int64_t concurrent = std::min(blocks, slots);
   const double on_sm = static_cast<double>(ceil_div(concurrent, sms));
   const double k_elems = static_cast<double>(cps) * p.k_chunk;
-  const double bytes = k_elems * 2.0 * (p.tile_m + (p.wgmma ? kAWeightWgmma : kAWeight) * np);
-  const double rate_gbs = std::min(kCopyGBs / concurrent, rate_cap_gbs);
+  const double bytes = k_elems * 2.0 * (p.tile_m + (p.wgmma ? tm.a_weight_wgmma : tm.a_weight) * np);
+  const double rate_gbs = std::min(tm.copy_gbs / concurrent, rate_cap_gbs);
   const double mem_us = bytes / 1e3 / rate_gbs;
   const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
   const double mma_us = mmas * on_sm / mma_rate;
-  double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + kBlockUs);
+  double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + tm.block_us);
   if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
-    cost += kTailUs + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / kCopyGBs +
-            static_cast<double>(shards * outs) * 4 / 1e3 / kReadbackGBs;
+    cost += tm.tail_us + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / tm.copy_gbs +
+            static_cast<double>(shards * outs) * 4 / 1e3 / tm.readback_gbs;
   return cost;
 }
 
@@ -345,6 +328,11 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
 }
 
 }  // namespace
+
+double skinny_model_us(const SkinnyPlan& p, const port::ArchProfile& arch, const SkinnyTimeModel& tm) {
+  if (!p.ok || !p.mma) return -1;
+  return mma_cost(p, ceil_div(p.shape.k, p.k_chunk), p.chunks_per_shard, arch.compute_units, tm);
+}
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
   if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0, 0);

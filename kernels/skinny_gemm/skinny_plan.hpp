@@ -205,6 +205,38 @@ struct SkinnyPlan {
   std::string describe() const;  // one line: every number above that matters for a report
 };
 
+// The sm_90 plans' time model (microseconds for one launch of a tensor-core layout): make_plan picks the kernel, the
+// layout and the chunks per shard that minimise it. Terms:
+//   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a fraction of
+//     its weight: the rows of a are re-read by every M-tile, mostly as L2 hits) at the lower of its share of the
+//     copy bandwidth and of what its ring keeps in flight over a loaded memory latency; a warpgroup-kernel
+//     workgroup streams at most wgmma_block_gbs;
+//   * MMAs run at the given rate (m16n8k16 per SM per microsecond; a 64 x N x 16 wgmma counts as N/2 of them),
+//     shared by the workgroups resident on the SM; a workgroup costs the larger of the two plus block_us;
+//   * a split adds the partials written and read back at the copy bandwidth, a serial tail (fence, counter) and
+//     the last arriver's readback of every shard's slab at readback_gbs.
+// The defaults are a fit (bench/kernels/fit_skinny_model, session 5) on the per-layout minimum of two H200 sweeps
+// of every forced layout (bench/kernels/data/skinny_sweep_h200.txt): the model's pick among the swept layouts is
+// within 0.15 % of the fastest on average over the 54 benchmark shapes, 5 % at worst (N=1 K=7168 M=4096). One
+// layout's timings differ by up to ~5 % between H200 runs, so finer fits would follow noise. With these constants
+// the wgmma rate never limits: warpgroup workgroups are bound by streaming.
+struct SkinnyTimeModel {
+  double copy_gbs = 3400;           // device copy bandwidth shared by concurrent workgroups
+  double latency_us = 1.55;         // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
+  double block_us = 1.25;           // per workgroup wave: pipeline fill and epilogue
+  double tail_us = 2.35;            // a split's serial tail: release fence, counter, acquire
+  double readback_gbs = 31.5;       // the last arriver's readback rate
+  double mma_per_sm_per_us = 128;   // mma.sync m16n8k16 per SM per microsecond
+  double wgmma_per_sm_per_us = 3540;
+  double wgmma_block_gbs = 29.2;    // most a warpgroup-kernel workgroup streams
+  double a_weight = 1.04;           // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
+  double a_weight_wgmma = 0.15;     // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
+};
+
+// The model's time of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans
+// without tensor cores. make_plan's mma_model_cost is this with the default model.
+double skinny_model_us(const SkinnyPlan& plan, const port::ArchProfile& arch, const SkinnyTimeModel& tm = {});
+
 // The plan of a shape on an arch profile. Never throws for a bad shape: returns ok=false with the reason.
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 

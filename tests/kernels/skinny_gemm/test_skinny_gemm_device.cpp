@@ -137,7 +137,9 @@ TEST(SkinnyDevice, MisalignedOutAndBiasMatchReference) {
     }
   }
   EXPECT_GT(split, 0) << "no split plan: the readback epilogue was not covered";
-  if (tensor_cores) EXPECT_GT(direct, 0) << "no one-shard plan: the direct epilogue was not covered";
+  if (tensor_cores) {
+    EXPECT_GT(direct, 0) << "no one-shard plan: the direct epilogue was not covered";
+  }
 }
 
 TEST(SkinnyDevice, BitDeterministicOverRepeatedRuns) {

@@ -46,6 +46,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(p.ok);  // every shape of the skinny range with K % 8 == 0 is admitted on every profile
   RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
   for (const auto& ph : p.lds_phases()) RC_ASSERT(ph.bytes <= p.lds_alloc_bytes);
+  // The model cost the plan was chosen by is the public model's value for it (what fit_skinny_model evaluates).
+  if (p.mma) RC_ASSERT(sk::skinny_model_us(p, arch) == p.mma_model_cost);
+  else RC_ASSERT(sk::skinny_model_us(p, arch) == -1.0);
   // Every shard is non-empty and together they cover K.
   RC_ASSERT(p.k_rnd * p.k_shard >= s.k);
   RC_ASSERT((p.k_rnd - 1) * p.k_shard < s.k);

@@ -70,7 +70,9 @@ TEST(SkinnySim, OnePassReadbackOverflowIsReportedAtItsExactLocation) {
   }
   // Staging index ((nt · 21 + ks) · 64 + n) · 16 + m floats: nt = 1, ks = 19 starts at 40 · 4096 B = 163,840.
   EXPECT_EQ(lo, 163840);
-  if (r.report.total == r.report.violations.size()) EXPECT_EQ(hi, 172032);
+  if (r.report.total == r.report.violations.size()) {
+    EXPECT_EQ(hi, 172032);
+  }
 }
 
 TEST(SkinnySim, OnePassReadbackOverflowIsCaughtPerRow) {

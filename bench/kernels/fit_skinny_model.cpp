@@ -1,0 +1,191 @@
+// Fits the sm_90 skinny GEMM time model (SkinnyTimeModel, kernels/skinny_gemm/skinny_plan.hpp) to H200 timings of
+// every forced layout (bench_skinny_gemm with DSV4_BENCH_SWEEP=2; the lines "layout N K M | kernel m_tiles= warps_m=
+// panels= cps= k_rnd= grid= | T us"). Host-only: it rebuilds each layout's plan with the same forced options as the
+// benchmark, checks that the plan still has the swept shard count and grid (else the sweep is from other kernels and
+// must be redone), and scores a model by how much slower the layout it picks per shape is than the fastest one:
+// the geometric mean and the worst of t(pick) / t(best) over the shapes. Several sweep files may be given: a layout
+// keeps its fastest timing (single timings vary by a few percent between runs).
+//   fit_skinny_model SWEEP...            random search from the current constants (seeded: same input, same fit);
+//                                        prints the constants, the score and each shape's pick
+//   fit_skinny_model --check SWEEP...    scores the current constants only; exit 1 when the mean exceeds 1 %, the
+//                                        worst 10 %, or a swept layout no longer matches its plan (ctest runs this
+//                                        on bench/kernels/data/skinny_sweep_h200.txt)
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <fstream>
+#include <map>
+#include <random>
+#include <string>
+#include <tuple>
+#include <vector>
+
+#include "kernels/port/arch.hpp"
+#include "kernels/skinny_gemm/skinny_plan.hpp"
+
+namespace sk = dsv4::kernels::skinny;
+
+namespace {
+
+struct Layout {
+  sk::SkinnyPlan plan;
+  double us = 0;
+};
+using ShapeKey = std::tuple<int, int, int>;  // N, K, M
+
+struct Sweep {
+  std::map<ShapeKey, std::vector<Layout>> shapes;
+  int lines = 0, stale = 0;  // layout lines read; lines whose plan no longer matches the sweep
+};
+
+// One sweep line into its shape, forced options and time; false for other lines.
+bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, std::int64_t& k_rnd, std::int64_t& grid,
+           double& us) {
+  int n, k, m, mt, wm, panels, cps;
+  long long kr, g;
+  char kernel[16];
+  if (std::sscanf(line.c_str(), " layout %d %d %d | %15s m_tiles=%d warps_m=%d panels=%d cps=%d k_rnd=%lld grid=%lld | %lf us",
+                  &n, &k, &m, kernel, &mt, &wm, &panels, &cps, &kr, &g, &us) != 11)
+    return false;
+  key = {n, k, m};
+  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt, std::string(kernel) == "wgmma" ? 2 : 1};
+  k_rnd = kr;
+  grid = g;
+  return true;
+}
+
+Sweep read_sweeps(const std::vector<std::string>& files) {
+  Sweep s;
+  std::map<std::tuple<int, int, int, int, int, int, int>, std::size_t> seen;  // shape + forced layout -> index
+  for (const std::string& f : files) {
+    std::ifstream in(f);
+    if (!in) {
+      std::fprintf(stderr, "fit_skinny_model: cannot read %s\n", f.c_str());
+      std::exit(2);
+    }
+    for (std::string line; std::getline(in, line);) {
+      ShapeKey key;
+      sk::SkinnyOptions opt;
+      std::int64_t k_rnd, grid;
+      double us;
+      if (!parse(line, key, opt, k_rnd, grid, us)) continue;
+      ++s.lines;
+      sk::SkinnyShape shape;
+      std::tie(shape.n, shape.k, shape.m) = key;
+      const sk::SkinnyPlan p = sk::make_plan(shape, dsv4::port::kSm90, opt);
+      if (!p.ok || p.k_rnd != k_rnd || p.grid != grid || p.chunks_per_shard != opt.force_chunks_per_shard) {
+        ++s.stale;
+        std::fprintf(stderr, "fit_skinny_model: stale layout (plan now %s): %s\n",
+                     p.ok ? p.describe().c_str() : p.reason.c_str(), line.c_str());
+        continue;
+      }
+      auto& v = s.shapes[key];
+      const auto id = std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), opt.force_kernel,
+                                      opt.force_m_tiles, opt.force_warps_m, opt.force_chunks_per_shard);
+      const auto it = seen.find(id);
+      if (it == seen.end()) {
+        seen[id] = v.size();
+        v.push_back({p, us});
+      } else {
+        v[it->second].us = std::min(v[it->second].us, us);
+      }
+    }
+  }
+  return s;
+}
+
+struct Score {
+  double mean = 1, worst = 1;  // geometric mean and max of t(pick) / t(best) over the shapes
+  ShapeKey worst_shape{};
+};
+
+const Layout& pick(const std::vector<Layout>& v, const sk::SkinnyTimeModel& tm) {
+  const Layout* best = &v.front();
+  double best_cost = sk::skinny_model_us(best->plan, dsv4::port::kSm90, tm);
+  for (const Layout& l : v) {
+    const double c = sk::skinny_model_us(l.plan, dsv4::port::kSm90, tm);
+    if (c < best_cost) best = &l, best_cost = c;
+  }
+  return *best;
+}
+
+const Layout& fastest(const std::vector<Layout>& v) {
+  return *std::min_element(v.begin(), v.end(), [](const Layout& a, const Layout& b) { return a.us < b.us; });
+}
+
+Score score(const Sweep& s, const sk::SkinnyTimeModel& tm) {
+  Score r;
+  double log_sum = 0;
+  for (const auto& [key, v] : s.shapes) {
+    const double ratio = pick(v, tm).us / fastest(v).us;
+    log_sum += std::log(ratio);
+    if (ratio > r.worst) r.worst = ratio, r.worst_shape = key;
+  }
+  r.mean = std::exp(log_sum / static_cast<double>(std::max<std::size_t>(1, s.shapes.size())));
+  return r;
+}
+
+// The constants the search varies, as pointers into a model.
+std::vector<double*> fields(sk::SkinnyTimeModel& m) {
+  return {&m.copy_gbs,    &m.latency_us,        &m.block_us,          &m.tail_us,         &m.readback_gbs,
+          &m.mma_per_sm_per_us, &m.wgmma_per_sm_per_us, &m.wgmma_block_gbs, &m.a_weight, &m.a_weight_wgmma};
+}
+
+void print_model(const sk::SkinnyTimeModel& m, const Score& sc) {
+  std::printf("copy_gbs %.4g latency_us %.4g block_us %.4g tail_us %.4g readback_gbs %.4g mma_per_sm_per_us %.4g "
+              "wgmma_per_sm_per_us %.4g wgmma_block_gbs %.4g a_weight %.4g a_weight_wgmma %.4g\n",
+              m.copy_gbs, m.latency_us, m.block_us, m.tail_us, m.readback_gbs, m.mma_per_sm_per_us,
+              m.wgmma_per_sm_per_us, m.wgmma_block_gbs, m.a_weight, m.a_weight_wgmma);
+  std::printf("pick / fastest: mean %.4f, worst %.4f at N=%d K=%d M=%d\n", sc.mean, sc.worst,
+              std::get<0>(sc.worst_shape), std::get<1>(sc.worst_shape), std::get<2>(sc.worst_shape));
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  bool check = false;
+  std::vector<std::string> files;
+  for (int i = 1; i < argc; ++i) {
+    const std::string a = argv[i];
+    if (a == "--check") check = true;
+    else files.push_back(a);
+  }
+  if (files.empty()) {
+    std::fprintf(stderr, "usage: fit_skinny_model [--check] SWEEP...\n");
+    return 2;
+  }
+  const Sweep s = read_sweeps(files);
+  std::printf("%d layout lines, %zu shapes, %d stale\n", s.lines, s.shapes.size(), s.stale);
+  if (s.shapes.empty()) {
+    std::fprintf(stderr, "fit_skinny_model: no usable layout lines\n");
+    return 2;
+  }
+  sk::SkinnyTimeModel best;
+  Score best_score = score(s, best);
+  if (check) {
+    print_model(best, best_score);
+    const bool ok = s.stale == 0 && best_score.mean <= 1.01 && best_score.worst <= 1.10;
+    if (!ok)
+      std::printf("FAIL: the model must pick within 1 %% (mean) and 10 %% (worst) of the fastest swept layout, with "
+                  "no stale layout; refit (fit_skinny_model SWEEP) or re-sweep on the H200\n");
+    return ok ? 0 : 1;
+  }
+  std::mt19937_64 rng(20261129);
+  std::normal_distribution<double> step(0.0, 0.3);
+  for (int it = 0; it < 4000; ++it) {
+    sk::SkinnyTimeModel c = best;
+    std::vector<double*> f = fields(c);
+    const int changes = 1 + static_cast<int>(rng() % 3);
+    for (int j = 0; j < changes; ++j) *f[rng() % f.size()] *= std::exp(step(rng));
+    const Score sc = score(s, c);
+    if (std::log(sc.mean) < std::log(best_score.mean)) best = c, best_score = sc;
+  }
+  print_model(best, best_score);
+  for (const auto& [key, v] : s.shapes) {
+    const Layout& p = pick(v, best);
+    const Layout& f = fastest(v);
+    std::printf("N=%d K=%d M=%d fastest %.2f us (%s) | pick %.2f us (%s)\n", std::get<0>(key), std::get<1>(key),
+                std::get<2>(key), f.us, f.plan.describe().c_str(), p.us, p.plan.describe().c_str());
+  }
+  return 0;
+}
