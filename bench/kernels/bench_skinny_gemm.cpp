@@ -193,16 +193,19 @@ int main() {
           for (int fk : {1, 2})
             for (int mt : {1, 2, 4, 8})
               for (int wm : {4, 2, 1})
+                for (int res : {2, 1})
                 for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
                 if (force_kernel != 0 && fk != force_kernel) continue;
-                const sk::SkinnyPlan f = sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk});
+                if (fk == 1 && res == 1) continue;  // the m16n8k16 kernel keeps its build's residency
+                const sk::SkinnyPlan f =
+                    sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0});
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
                 const double t = time_plan(f);
-                if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout, for fitting the model
-                  std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d cps=%d k_rnd=%lld grid=%lld | %.2f us"
-                              " | model %.2f\n", n, k, m, f.wgmma ? "wgmma" : "mma", f.mma_m_tiles, f.mma_warps_m,
-                              f.mma_panels, f.chunks_per_shard, static_cast<long long>(f.k_rnd),
-                              static_cast<long long>(f.grid), t, f.mma_model_cost);
+                if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input
+                  std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d cps=%d k_rnd=%lld "
+                              "grid=%lld | %.2f us | model %.2f\n", n, k, m, f.wgmma ? "wgmma" : "mma", f.mma_m_tiles,
+                              f.mma_warps_m, f.mma_panels, f.mma_resident, f.chunks_per_shard,
+                              static_cast<long long>(f.k_rnd), static_cast<long long>(f.grid), t, f.mma_model_cost);
                 if (t < t_k) {
                   t_k = t;
                   plan = f;

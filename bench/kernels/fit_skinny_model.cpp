@@ -1,8 +1,8 @@
 // Fits the sm_90 skinny GEMM time model (SkinnyTimeModel, kernels/skinny_gemm/skinny_plan.hpp) to H200 timings of
 // every forced layout (bench_skinny_gemm with DSV4_BENCH_SWEEP=2; the lines "layout N K M | kernel m_tiles= warps_m=
-// panels= cps= k_rnd= grid= | T us"). Host-only: it rebuilds each layout's plan with the same forced options as the
-// benchmark, checks that the plan still has the swept shard count and grid (else the sweep is from other kernels and
-// must be redone), and scores a model by how much slower the layout it picks per shape is than the fastest one:
+// panels= resident= cps= k_rnd= grid= | T us"). Host-only: it rebuilds each layout's plan with the same forced options as the
+// benchmark, checks that the plan still has the swept shard count, grid, panels and residency (else the sweep is from
+// other kernels or plans and must be redone), and scores a model by how much slower the layout it picks per shape is than the fastest one:
 // the geometric mean and the worst of t(pick) / t(best) over the shapes. Several sweep files may be given: a layout
 // keeps its fastest timing (single timings vary by a few percent between runs).
 //   fit_skinny_model SWEEP...            random search from the current constants (seeded: same input, same fit);
@@ -39,24 +39,30 @@ struct Sweep {
 };
 
 // One sweep line into its shape, forced options and time; false for other lines.
-bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, std::int64_t& k_rnd, std::int64_t& grid,
-           double& us) {
-  int n, k, m, mt, wm, panels, cps;
+struct Swept {  // what a sweep line says the plan was
+  int panels, resident;
+  std::int64_t k_rnd, grid;
+  double us;
+};
+bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, Swept& w) {
+  int n, k, m, mt, wm, cps;
   long long kr, g;
   char kernel[16];
-  if (std::sscanf(line.c_str(), " layout %d %d %d | %15s m_tiles=%d warps_m=%d panels=%d cps=%d k_rnd=%lld grid=%lld | %lf us",
-                  &n, &k, &m, kernel, &mt, &wm, &panels, &cps, &kr, &g, &us) != 11)
+  if (std::sscanf(line.c_str(),
+                  " layout %d %d %d | %15s m_tiles=%d warps_m=%d panels=%d resident=%d cps=%d k_rnd=%lld grid=%lld | %lf us",
+                  &n, &k, &m, kernel, &mt, &wm, &w.panels, &w.resident, &cps, &kr, &g, &w.us) != 12)
     return false;
   key = {n, k, m};
-  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt, std::string(kernel) == "wgmma" ? 2 : 1};
-  k_rnd = kr;
-  grid = g;
+  const bool wgmma = std::string(kernel) == "wgmma";
+  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt, wgmma ? 2 : 1, wgmma ? w.resident : 0};
+  w.k_rnd = kr;
+  w.grid = g;
   return true;
 }
 
 Sweep read_sweeps(const std::vector<std::string>& files) {
   Sweep s;
-  std::map<std::tuple<int, int, int, int, int, int, int>, std::size_t> seen;  // shape + forced layout -> index
+  std::map<std::tuple<int, int, int, int, int, int, int, int>, std::size_t> seen;  // shape + forced layout -> index
   for (const std::string& f : files) {
     std::ifstream in(f);
     if (!in) {
@@ -66,14 +72,14 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
     for (std::string line; std::getline(in, line);) {
       ShapeKey key;
       sk::SkinnyOptions opt;
-      std::int64_t k_rnd, grid;
-      double us;
-      if (!parse(line, key, opt, k_rnd, grid, us)) continue;
+      Swept w;
+      if (!parse(line, key, opt, w)) continue;
       ++s.lines;
       sk::SkinnyShape shape;
       std::tie(shape.n, shape.k, shape.m) = key;
       const sk::SkinnyPlan p = sk::make_plan(shape, dsv4::port::kSm90, opt);
-      if (!p.ok || p.k_rnd != k_rnd || p.grid != grid || p.chunks_per_shard != opt.force_chunks_per_shard) {
+      if (!p.ok || p.k_rnd != w.k_rnd || p.grid != w.grid || p.chunks_per_shard != opt.force_chunks_per_shard ||
+          p.mma_panels != w.panels || p.mma_resident != w.resident) {
         ++s.stale;
         std::fprintf(stderr, "fit_skinny_model: stale layout (plan now %s): %s\n",
                      p.ok ? p.describe().c_str() : p.reason.c_str(), line.c_str());
@@ -81,13 +87,13 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
       }
       auto& v = s.shapes[key];
       const auto id = std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), opt.force_kernel,
-                                      opt.force_m_tiles, opt.force_warps_m, opt.force_chunks_per_shard);
+                                      opt.force_m_tiles, opt.force_warps_m, opt.force_chunks_per_shard, w.resident);
       const auto it = seen.find(id);
       if (it == seen.end()) {
         seen[id] = v.size();
-        v.push_back({p, us});
+        v.push_back({p, w.us});
       } else {
-        v[it->second].us = std::min(v[it->second].us, us);
+        v[it->second].us = std::min(v[it->second].us, w.us);
       }
     }
   }
@@ -170,13 +176,16 @@ int main(int argc, char** argv) {
                   "no stale layout; refit (fit_skinny_model SWEEP) or re-sweep on the H200\n");
     return ok ? 0 : 1;
   }
+  // Greedy random search with a shrinking step (log-normal factors from sigma 1 down to 0.02) on 1-3 constants.
   std::mt19937_64 rng(20261129);
-  std::normal_distribution<double> step(0.0, 0.3);
-  for (int it = 0; it < 4000; ++it) {
+  std::normal_distribution<double> unit(0.0, 1.0);
+  constexpr int kIterations = 20000;
+  for (int it = 0; it < kIterations; ++it) {
+    const double sigma = std::pow(0.02, static_cast<double>(it) / kIterations);
     sk::SkinnyTimeModel c = best;
     std::vector<double*> f = fields(c);
     const int changes = 1 + static_cast<int>(rng() % 3);
-    for (int j = 0; j < changes; ++j) *f[rng() % f.size()] *= std::exp(step(rng));
+    for (int j = 0; j < changes; ++j) *f[rng() % f.size()] *= std::exp(sigma * unit(rng));
     const Score sc = score(s, c);
     if (std::log(sc.mean) < std::log(best_score.mean)) best = c, best_score = sc;
   }

@@ -67,7 +67,7 @@ int mma_built_blocks_per_sm(const SkinnyPlan& p) {
   const bool two_fit = mma_ring_bytes(p, p.mma_warps_m, mma_k_groups(p, p.mma_warps_m)) <= mma_lds_budget(2);
   return built == 2 && two_fit ? 2 : 1;
 }
-std::size_t mma_budget(const SkinnyPlan& p) { return mma_lds_budget(mma_built_blocks_per_sm(p)); }
+std::size_t mma_budget(const SkinnyPlan& p) { return mma_lds_budget(p.mma_resident); }
 int mma_panels(const SkinnyPlan& p, int wm) {
   const int floor = p.wgmma ? mma_k_groups(p, wm) : std::max(2, mma_k_groups(p, wm));
   int panels = p.wgmma ? kWgmmaMaxPanels : std::max(kMmaMinPanels, floor);
@@ -144,7 +144,7 @@ namespace {
 
 // The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest).
 SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
-                          int mma_mt, bool wgmma = false) {
+                          int mma_mt, bool wgmma = false, int resident_cap = 2) {
   SkinnyPlan p;
   p.arch = arch.arch;
   p.shape = s;
@@ -159,6 +159,8 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
                          std::to_string(s.k) + " and a multiple of 8 (16-byte rows)");
   if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
     return refuse(p, "force_chunkk must be 0, 1 or 2");
+  if (opt.force_resident < 0 || opt.force_resident > 2)
+    return refuse(p, "force_resident=" + std::to_string(opt.force_resident) + " must be 0, 1 or 2");
   if (opt.force_kernel < 0 || opt.force_kernel > 2 || (opt.force_kernel != 0 && arch.arch != port::Arch::sm_90))
     return refuse(p, "force_kernel=" + std::to_string(opt.force_kernel) +
                          ": the tensor-core kernels (1 = m16n8k16, 2 = wgmma) exist for sm_90 plans only");
@@ -202,11 +204,16 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
     }
     const int wm = mma_wm;
     p.mma_warps_m = wm;
+    // Workgroups per SM the LDS is sized for: the instance's build, or one for a warpgroup instance built for two
+    // (resident_cap 1: its ring doubles).
+    p.mma_resident = wgmma ? std::min(mma_built_blocks_per_sm(p), resident_cap) : mma_built_blocks_per_sm(p);
+    if (wgmma && opt.force_resident != 0 && p.mma_resident != opt.force_resident)
+      return refuse(p, "force_resident=" + std::to_string(opt.force_resident) + ": this warpgroup layout runs " +
+                           std::to_string(p.mma_resident) + " workgroup(s) per SM");
     if (mma_lds_need(p, wm) > mma_budget(p))
       return refuse(p, "tensor-core ring of " + std::to_string(mma_lds_need(p, wm)) + " B exceeds the " +
                            std::to_string(mma_budget(p)) + " B budget with " + std::to_string(wm) +
                            (wgmma ? " warpgroups" : " warps") + " along M");
-    p.mma_resident = mma_built_blocks_per_sm(p);
     p.tile_m = 16 * p.mma_m_tiles * wm;
     p.k_groups = mma_k_groups(p, wm);
     p.mma_panels = mma_panels(p, wm);
@@ -347,13 +354,20 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   auto consider = [&](int wm, int mt, bool wgmma) {
     if (opt.force_m_tiles != 0 && opt.force_m_tiles != mt) return;
     if (opt.force_warps_m != 0 && opt.force_warps_m != wm) return;
-    SkinnyPlan c = make_plan_with(s, arch, opt, wm, mt, wgmma);
-    if (!c.ok) {
-      if (first) best = c;
-    } else if (!best.ok || c.mma_model_cost < best.mma_model_cost) {
-      best = c;
-    }
-    first = false;
+    auto take = [&](const SkinnyPlan& c) {
+      if (!c.ok) {
+        if (first) best = c;
+      } else if (!best.ok || c.mma_model_cost < best.mma_model_cost) {
+        best = c;
+      }
+      first = false;
+    };
+    const SkinnyPlan as_built = make_plan_with(s, arch, opt, wm, mt, wgmma, 2);
+    take(as_built);
+    if (!wgmma) return;
+    // A warpgroup instance sized for two per SM is also tried with the ring of one per SM (force_resident picks).
+    const SkinnyPlan one = make_plan_with(s, arch, opt, wm, mt, wgmma, 1);
+    if (!(as_built.ok && one.ok && as_built.mma_resident == one.mma_resident)) take(one);
   };
   if (opt.force_kernel != 2)
     for (int ci = choices.count - 1; ci >= 0; --ci)  // larger warp tiles first: they win ties (fewer LDS reads)
@@ -362,7 +376,8 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
     for (int mt : {8, 4})
       for (int wm : {2, 1}) consider(wm, mt, true);
   if (first)  // forced off the lists
-    return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles, opt.force_kernel == 2);
+    return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles, opt.force_kernel == 2,
+                          opt.force_resident != 0 ? opt.force_resident : 2);
   return best;
 }
 

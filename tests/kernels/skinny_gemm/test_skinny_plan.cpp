@@ -41,7 +41,10 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const auto& arch = arch_of(*rc::gen::inRange(0, 3));
   const int force = *rc::gen::element(0, 1, 2);
   sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, force};
-  if (arch.arch == port::Arch::sm_90) opt.force_kernel = *rc::gen::element(0, 1, 2);  // model, m16n8k16, wgmma
+  if (arch.arch == port::Arch::sm_90) {
+    opt.force_kernel = *rc::gen::element(0, 1, 2);  // model, m16n8k16, wgmma
+    opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
+  }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
   RC_ASSERT(p.ok);  // every shape of the skinny range with K % 8 == 0 is admitted on every profile
   RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
@@ -100,6 +103,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT((p.tile_m + 8 * p.mma_n_blocks) * sk::kWgmmaPanelK * 2 % 1024 == 0);
     RC_ASSERT(p.mma_resident >= 1 && p.mma_resident <= sk::wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4));
     RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::mma_lds_budget(p.mma_resident));
+    if (opt.force_resident != 0) RC_ASSERT(p.mma_resident == opt.force_resident);
   } else if (p.mma) {
     // Tensor-core path: 8 warps tile the output and split the panels; each stage's K divides the chunk; the ring
     // and reduction fit the two-blocks-per-SM budget; per-warp branches stay uniform over 64-lane warp pairs.
@@ -208,6 +212,27 @@ TEST(SkinnyPlan, RefusalsNameTheLimit) {
   p = sk::make_plan(s, port::kSm90);
   EXPECT_FALSE(p.ok);
   EXPECT_NE(p.reason.find("workspace"), std::string::npos) << p.reason;
+}
+
+// A warpgroup instance built for two workgroups per SM can be planned for one with a ring twice as deep; an
+// instance built for one cannot be forced to two, and the refusal says so.
+TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
+  sk::SkinnyShape s;
+  s.n = 4;
+  s.m = 7168;
+  s.k = 16384;
+  sk::SkinnyOptions two{sk::SkinnyVariant::fixed, 0, 1, 0, 4, 2, 2}, one = two;
+  one.force_resident = 1;
+  const sk::SkinnyPlan p2 = sk::make_plan(s, port::kSm90, two), p1 = sk::make_plan(s, port::kSm90, one);
+  ASSERT_TRUE(p2.ok && p1.ok) << p2.reason << " / " << p1.reason;
+  EXPECT_EQ(p2.mma_resident, 2);
+  EXPECT_EQ(p1.mma_resident, 1);
+  EXPECT_EQ(p1.mma_panels, 2 * p2.mma_panels) << p1.describe() << " vs " << p2.describe();
+  EXPECT_GT(p1.lds_alloc_bytes, sk::mma_lds_budget(2));
+  s.n = 128;  // 128 rows of a: every warpgroup instance runs one workgroup per SM
+  const sk::SkinnyPlan r = sk::make_plan(s, port::kSm90, two);
+  EXPECT_FALSE(r.ok);
+  EXPECT_NE(r.reason.find("force_resident=2"), std::string::npos) << r.reason;
 }
 
 TEST(SkinnyPlan, Gfx942TilesFitItsSmallLds) {
