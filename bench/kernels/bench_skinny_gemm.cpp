@@ -172,11 +172,11 @@ int main() {
           });
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
-          char buf[160];
-          std::snprintf(buf, sizeof buf, "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d grid=%lld",
+          char buf[176];
+          std::snprintf(buf, sizeof buf, "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d grid=%lld per_SM=%d",
                         pl.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
                         pl.tile_m, pl.wgmma ? "wg_m" : "warp_m", 16 * pl.mma_m_tiles,
-                        static_cast<long long>(pl.grid));
+                        static_cast<long long>(pl.grid), pl.mma_resident);
           return std::string(buf);
         };
         double t_k = -1, t_c = -1;
