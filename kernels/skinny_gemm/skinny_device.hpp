@@ -29,14 +29,14 @@ struct KParams {
   float* partials;
   int n, m, k, lda;
   int bias_kind;  // 0 none, 1 [M] or [1,M], 2 [N,M]
-  int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, rows_per_n_tile, batch_shards;
+  int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, batch_shards;
   int pass_outs;   // readback: outputs per pass (whole N-tiles, <= 16 per thread)
   int warps_m;     // MMA path: warps along M
   int warps_n;     // MMA path: warps along N
   int panels;      // MMA path: K panels per pipeline stage (32 elements; warpgroup path: 64)
   int lds_floats;  // readback staging array length (the whole allocation)
-  // log2 of tile_m and of rows_per_n_tile * tile_m (both powers of two): the epilogues index without divisions,
-  // which cost as much as the stores themselves in a latency-bound epilogue (H200 profile of session 5).
+  // log2 of tile_m and of the readback N-tile, rows_per_n_tile * tile_m (SkinnyKernelArgs): the epilogues index
+  // without divisions, which cost as much as the stores themselves in a latency-bound epilogue (H200, session 5).
   int tm_shift, stage_shift;
   // Warpgroup path with bulk copies: b as M x K (boxes of tile_m rows) and a as N x K with row stride lda (boxes
   // of the padded rows of a), 64 K elements per box (kernels/port/tma.hpp); unused by the other kernels.
@@ -76,6 +76,7 @@ __device__ __forceinline__ void store_output(const KParams& p, int tile, int o, 
 // n_p2 * tile_m >= 256 are powers of two, so a group never crosses a row and outs / kEpiVec >= 32): two 16-byte LDS
 // reads per summand and one 16-byte store, instead of a scalar loop with an integer division per output (on the
 // H200 the scalar epilogue was half the time of a one-shard N = 128 tile). kEpiVec is in skinny_plan.hpp.
+static_assert(kEpiVec == 8, "the group helpers below read and store 8 outputs (two float4, one uint4)");
 struct Out8 {
   float v[kEpiVec];
 };

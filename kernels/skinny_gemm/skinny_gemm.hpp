@@ -29,6 +29,8 @@ struct SkinnyKernelArgs {
   std::int64_t k_rnd = 0, k_shard = 0, tiles_m = 0;
   int k_chunk = 0, chunks_per_shard = 0, tile_m = 0, n_p2 = 0, k_groups = 0, rows_per_n_tile = 0;
   int readback_batch_shards = 0, readback_pass_outputs = 0;
+  // log2 of tile_m and of the readback N-tile (rows_per_n_tile * tile_m): the epilogues index by shifts.
+  int tm_shift = 0, readback_stage_shift = 0;
   bool mma = false;
   bool wgmma = false;  // the warpgroup kernel (mma_* then count warpgroups and 64-row tiles as 4 m_tiles)
   int mma_warps_m = 0, mma_warps_n = 0, mma_m_tiles = 0, mma_n_blocks = 0, mma_stages = 0, mma_panels = 0;

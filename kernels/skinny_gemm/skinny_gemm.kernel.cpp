@@ -142,15 +142,6 @@ SKINNY_UNROLL
 
 
 
-// log2 of a plan's power-of-two extent (the epilogues shift instead of dividing).
-int exact_log2(int v, const char* what) {
-  int l = 0;
-  while ((1 << l) < v) ++l;
-  if (v < 1 || (1 << l) != v)
-    throw port::Error(std::string("skinny_gemm: ") + what + " = " + std::to_string(v) + " is not a power of two");
-  return l;
-}
-
 }  // namespace
 
 void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
@@ -176,15 +167,14 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
   p.chunks_per_shard = ka.chunks_per_shard;
   p.k_rnd = static_cast<int>(ka.k_rnd);
   p.tiles_m = static_cast<int>(ka.tiles_m);
-  p.rows_per_n_tile = ka.rows_per_n_tile;
   p.batch_shards = ka.readback_batch_shards;
   p.pass_outs = ka.readback_pass_outputs;
   p.warps_m = ka.mma_warps_m;
   p.warps_n = ka.mma_warps_n;
   p.panels = ka.mma_panels;
   p.lds_floats = static_cast<int>(ka.lds_bytes / 4);
-  p.tm_shift = exact_log2(ka.tile_m, "tile_m");
-  p.stage_shift = exact_log2(ka.rows_per_n_tile * ka.tile_m, "readback N-tile (rows_per_n_tile * tile_m)");
+  p.tm_shift = ka.tm_shift;
+  p.stage_shift = ka.readback_stage_shift;
 
   const std::size_t elem = 2;
   const std::size_t a_bytes = (static_cast<std::size_t>(s.n - 1) * s.row_stride_a() + s.k) * elem;

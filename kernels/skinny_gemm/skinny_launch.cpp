@@ -9,6 +9,17 @@
 
 namespace dsv4::kernels::skinny {
 
+namespace {
+// log2 of a plan's power-of-two extent (the epilogues shift instead of dividing).
+int exact_log2(int v, const char* what) {
+  int l = 0;
+  while ((1 << l) < v) ++l;
+  if (v < 1 || (1 << l) != v)
+    throw port::Error(std::string("skinny_gemm: ") + what + " = " + std::to_string(v) + " is not a power of two");
+  return l;
+}
+}  // namespace
+
 SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   SkinnyKernelArgs a;
   a.k_rnd = plan.k_rnd;
@@ -20,6 +31,8 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.n_p2 = plan.n_p2;
   a.k_groups = plan.k_groups;
   a.rows_per_n_tile = plan.rows_per_n_tile;
+  a.tm_shift = exact_log2(plan.tile_m, "tile_m");
+  a.readback_stage_shift = exact_log2(plan.rows_per_n_tile * plan.tile_m, "readback N-tile (rows_per_n_tile * tile_m)");
   a.readback_batch_shards = plan.readback_batch_shards;
   a.readback_pass_outputs = plan.readback_pass_outputs;
   a.mma = plan.mma;

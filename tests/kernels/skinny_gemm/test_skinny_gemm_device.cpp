@@ -288,5 +288,14 @@ TEST(SkinnyDevice, RefusedBeforeLaunchWithTheLimit) {
   } catch (const dsv4::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("workspace"), std::string::npos) << e.what();
   }
+  // So is a workspace that is large enough but not 16-byte aligned (the slabs are accessed 16 bytes at a time).
+  port::DeviceBuffer ws2(ok.workspace_bytes + 16);
+  try {
+    sk::launch_skinny_gemm(ok, {x.data(), y.data(), nullptr, out.data()}, static_cast<char*>(ws2.data()) + 8,
+                           ok.workspace_bytes, st);
+    FAIL() << "misaligned workspace was not refused";
+  } catch (const dsv4::InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("not 16-byte aligned"), std::string::npos) << e.what();
+  }
   EXPECT_EQ(last_id(), before) << "a refused shape reached the launch";
 }

@@ -80,6 +80,8 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const std::int64_t stage = p.rows_per_n_tile * p.tile_m;  // the epilogues index by shifts: powers of two
   RC_ASSERT((p.tile_m & (p.tile_m - 1)) == 0);
   RC_ASSERT((stage & (stage - 1)) == 0);
+  RC_ASSERT((std::int64_t{1} << ka.tm_shift) == p.tile_m);  // the shifts the kernel indexes by
+  RC_ASSERT((std::int64_t{1} << ka.readback_stage_shift) == stage);
   RC_ASSERT(p.n_p2 * p.tile_m % p.readback_pass_outputs == 0);
   RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
