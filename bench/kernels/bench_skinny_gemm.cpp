@@ -172,10 +172,11 @@ int main() {
           });
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
-          char buf[176];
-          std::snprintf(buf, sizeof buf, "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d grid=%lld per_SM=%d",
+          char buf[224];
+          std::snprintf(buf, sizeof buf,
+                        "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d slices=%dx%d grid=%lld per_SM=%d",
                         pl.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
-                        pl.tile_m, pl.wgmma ? "wg_m" : "warp_m", 16 * pl.mma_m_tiles,
+                        pl.tile_m, pl.wgmma ? "wg_m" : "warp_m", 16 * pl.mma_m_tiles, pl.n_slices, pl.slice_rows,
                         static_cast<long long>(pl.grid), pl.mma_resident);
           return std::string(buf);
         };
@@ -190,22 +191,30 @@ int main() {
         // the table then shows the fastest one, the auto plan's time stays in the note.
         if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
+          // DSV4_BENCH_SLICES=2,4 (say): only those output-row splits of the warpgroup kernel (default 1,2,4).
+          const char* slices_env = std::getenv("DSV4_BENCH_SLICES");
+          const std::string splits = slices_env ? slices_env : "1,2,4";
           for (int fk : {1, 2})
+            for (int split : {1, 2, 4})
             for (int mt : {1, 2, 4, 8})
               for (int wm : {4, 2, 1})
                 for (int res : {2, 1})
                 for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
                 if (force_kernel != 0 && fk != force_kernel) continue;
-                if (fk == 1 && res == 1) continue;  // the m16n8k16 kernel keeps its build's residency
-                const sk::SkinnyPlan f =
-                    sk::make_plan(sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0});
+                if (fk == 1 && (res == 1 || split != 1 || splits.find('1') == std::string::npos)) continue;  // m16n8k16: its build's residency, unsliced
+                if (fk == 2 && splits.find(std::to_string(split)) == std::string::npos) continue;
+                const int rows = sk::wgmma_unsliced_rows(n) / split;
+                if (fk == 2 && rows < 8) continue;
+                const sk::SkinnyPlan f = sk::make_plan(
+                    sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0, fk == 2 ? rows : 0});
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
                 const double t = time_plan(f);
                 if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input
-                  std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d cps=%d k_rnd=%lld "
-                              "grid=%lld | %.2f us | model %.2f\n", n, k, m, f.wgmma ? "wgmma" : "mma", f.mma_m_tiles,
-                              f.mma_warps_m, f.mma_panels, f.mma_resident, f.chunks_per_shard,
-                              static_cast<long long>(f.k_rnd), static_cast<long long>(f.grid), t, f.mma_model_cost);
+                  std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d slice_rows=%d cps=%d "
+                              "k_rnd=%lld grid=%lld | %.2f us | model %.2f\n", n, k, m, f.wgmma ? "wgmma" : "mma",
+                              f.mma_m_tiles, f.mma_warps_m, f.mma_panels, f.mma_resident, f.slice_rows,
+                              f.chunks_per_shard, static_cast<long long>(f.k_rnd), static_cast<long long>(f.grid), t,
+                              f.mma_model_cost);
                 if (t < t_k) {
                   t_k = t;
                   plan = f;

@@ -1,6 +1,6 @@
 // Fits the sm_90 skinny GEMM time model (SkinnyTimeModel, kernels/skinny_gemm/skinny_plan.hpp) to H200 timings of
 // every forced layout (bench_skinny_gemm with DSV4_BENCH_SWEEP=2; the lines "layout N K M | kernel m_tiles= warps_m=
-// panels= resident= cps= k_rnd= grid= | T us"). Host-only: it rebuilds each layout's plan with the same forced options as the
+// panels= resident= [slice_rows=] cps= k_rnd= grid= | T us"; without slice_rows, an unsliced plan). Host-only: it rebuilds each layout's plan with the same forced options as the
 // benchmark, checks that the plan still has the swept shard count, grid, panels and residency (else the sweep is from
 // other kernels or plans and must be redone), and scores a model by how much slower the layout it picks per shape is than the fastest one:
 // the geometric mean and the worst of t(pick) / t(best) over the shapes. Several sweep files may be given: a layout
@@ -40,7 +40,7 @@ struct Sweep {
 
 // One sweep line into its shape, forced options and time; false for other lines.
 struct Swept {  // what a sweep line says the plan was
-  int panels, resident;
+  int panels, resident, slice_rows;
   std::int64_t k_rnd, grid;
   double us;
 };
@@ -48,13 +48,21 @@ bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, Swept
   int n, k, m, mt, wm, cps;
   long long kr, g;
   char kernel[16];
-  if (std::sscanf(line.c_str(),
-                  " layout %d %d %d | %15s m_tiles=%d warps_m=%d panels=%d resident=%d cps=%d k_rnd=%lld grid=%lld | %lf us",
-                  &n, &k, &m, kernel, &mt, &wm, &w.panels, &w.resident, &cps, &kr, &g, &w.us) != 12)
-    return false;
+  const char* sliced =
+      " layout %d %d %d | %15s m_tiles=%d warps_m=%d panels=%d resident=%d slice_rows=%d cps=%d k_rnd=%lld grid=%lld | %lf us";
+  const char* unsliced =
+      " layout %d %d %d | %15s m_tiles=%d warps_m=%d panels=%d resident=%d cps=%d k_rnd=%lld grid=%lld | %lf us";
+  if (std::sscanf(line.c_str(), sliced, &n, &k, &m, kernel, &mt, &wm, &w.panels, &w.resident, &w.slice_rows, &cps,
+                  &kr, &g, &w.us) != 13) {
+    if (std::sscanf(line.c_str(), unsliced, &n, &k, &m, kernel, &mt, &wm, &w.panels, &w.resident, &cps, &kr, &g,
+                    &w.us) != 12)
+      return false;
+    w.slice_rows = sk::wgmma_unsliced_rows(n);
+  }
   key = {n, k, m};
   const bool wgmma = std::string(kernel) == "wgmma";
-  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt, wgmma ? 2 : 1, wgmma ? w.resident : 0};
+  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt, wgmma ? 2 : 1, wgmma ? w.resident : 0,
+                          wgmma ? w.slice_rows : 0};
   w.k_rnd = kr;
   w.grid = g;
   return true;
@@ -62,7 +70,7 @@ bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, Swept
 
 Sweep read_sweeps(const std::vector<std::string>& files) {
   Sweep s;
-  std::map<std::tuple<int, int, int, int, int, int, int, int>, std::size_t> seen;  // shape + forced layout -> index
+  std::map<std::tuple<int, int, int, int, int, int, int, int, int>, std::size_t> seen;  // shape + layout -> index
   for (const std::string& f : files) {
     std::ifstream in(f);
     if (!in) {
@@ -79,7 +87,7 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
       std::tie(shape.n, shape.k, shape.m) = key;
       const sk::SkinnyPlan p = sk::make_plan(shape, dsv4::port::kSm90, opt);
       if (!p.ok || p.k_rnd != w.k_rnd || p.grid != w.grid || p.chunks_per_shard != opt.force_chunks_per_shard ||
-          p.mma_panels != w.panels || p.mma_resident != w.resident) {
+          p.mma_panels != w.panels || p.mma_resident != w.resident || (p.wgmma && p.slice_rows != w.slice_rows)) {
         ++s.stale;
         std::fprintf(stderr, "fit_skinny_model: stale layout (plan now %s): %s\n",
                      p.ok ? p.describe().c_str() : p.reason.c_str(), line.c_str());
@@ -87,7 +95,8 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
       }
       auto& v = s.shapes[key];
       const auto id = std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), opt.force_kernel,
-                                      opt.force_m_tiles, opt.force_warps_m, opt.force_chunks_per_shard, w.resident);
+                                      opt.force_m_tiles, opt.force_warps_m, opt.force_chunks_per_shard, w.resident,
+                                      opt.force_slice_rows);
       const auto it = seen.find(id);
       if (it == seen.end()) {
         seen[id] = v.size();

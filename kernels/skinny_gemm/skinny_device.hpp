@@ -30,6 +30,7 @@ struct KParams {
   int n, m, k, lda;
   int bias_kind;  // 0 none, 1 [M] or [1,M], 2 [N,M]
   int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, batch_shards;
+  int n_slices, slice_rows;  // output-row slices (warpgroup kernel; 1 and n_p2 elsewhere): see TileRef
   int pass_outs;   // readback: outputs per pass (whole N-tiles, <= 16 per thread)
   int warps_m;     // MMA path: warps along M
   int warps_n;     // MMA path: warps along N
@@ -50,6 +51,18 @@ KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
 // (skinny_gemm_wgmma.kernel.cpp; cuda and sim only).
 KernelFn wgmma_kernel(bool f16, int n_blocks, int m64);
 
+// The output tile a workgroup owns and its K-shard. Workgroup b: tile index t = b % (tiles_m · n_slices) (its
+// counter and slab), shard b / (tiles_m · n_slices); M-tile t / n_slices and slice t % n_slices (the slices of an
+// M-tile are adjacent workgroups), whose output rows start at n0 = slice · slice_rows.
+struct TileRef {
+  int index, m_tile, n0, ks;
+};
+__device__ __forceinline__ TileRef tile_of_block(const KParams& p, int block) {
+  const int tiles = p.tiles_m * p.n_slices;
+  const int t = block % tiles;
+  return {t, t / p.n_slices, (t % p.n_slices) * p.slice_rows, block / tiles};
+}
+
 template <bool F16>
 __device__ __forceinline__ float to_f32(std::uint32_t h) {
   if constexpr (F16) return f16_to_f32(h);
@@ -61,12 +74,14 @@ __device__ __forceinline__ std::uint16_t from_f32(float f) {
   else return f32_to_bf16(f);
 }
 
-// Epilogue of one output of the tile (o = n * tile_m + m_local): + bias in fp32, one rounding, store if in range.
+// Epilogue of one output of the tile (o = n_local * tile_m + m_local): + bias in fp32, one rounding, store if in
+// range (rows of the tile past its slice belong to the next slice's workgroup).
 template <bool F16>
-__device__ __forceinline__ void store_output(const KParams& p, int tile, int o, float v) {
-  const int n = o / p.tile_m;
-  const std::int64_t m = static_cast<std::int64_t>(tile) * p.tile_m + o % p.tile_m;
-  if (n >= p.n || m >= p.m) return;
+__device__ __forceinline__ void store_output(const KParams& p, const TileRef& t, int o, float v) {
+  const int nl = o / p.tile_m;
+  const int n = t.n0 + nl;
+  const std::int64_t m = static_cast<std::int64_t>(t.m_tile) * p.tile_m + o % p.tile_m;
+  if (nl >= p.slice_rows || n >= p.n || m >= p.m) return;
   if (p.bias_kind == 1) v += to_f32<F16>(p.bias[m]);
   else if (p.bias_kind == 2) v += to_f32<F16>(p.bias[static_cast<std::int64_t>(n) * p.m + m]);
   port::global_store(p.out + static_cast<std::int64_t>(n) * p.m + m, from_f32<F16>(v));
@@ -107,13 +122,14 @@ __device__ __forceinline__ bool aligned16(const void* q) { return (reinterpret_c
 // store_output for the group at o: one 16-byte store (and bias load) when the group is inside M and its row start is
 // 16-byte aligned (M % 8 == 0 and aligned out / bias), else per output; the same sums and rounding either way.
 template <bool F16>
-__device__ __forceinline__ void store_output8(const KParams& p, int tile, int o, const Out8& s) {
-  const int n = o >> p.tm_shift;
-  const std::int64_t m = static_cast<std::int64_t>(tile) * p.tile_m + (o & (p.tile_m - 1));
-  if (n >= p.n || m >= p.m) return;
+__device__ __forceinline__ void store_output8(const KParams& p, const TileRef& t, int o, const Out8& s) {
+  const int nl = o >> p.tm_shift;
+  const int n = t.n0 + nl;
+  const std::int64_t m = static_cast<std::int64_t>(t.m_tile) * p.tile_m + (o & (p.tile_m - 1));
+  if (nl >= p.slice_rows || n >= p.n || m >= p.m) return;
   const bool vec = m + kEpiVec <= p.m && p.m % kEpiVec == 0 && aligned16(p.out) && (p.bias_kind == 0 || aligned16(p.bias));
   if (!vec) {
-    for (int e = 0; e < kEpiVec; ++e) store_output<F16>(p, tile, o + e, s.v[e]);
+    for (int e = 0; e < kEpiVec; ++e) store_output<F16>(p, t, o + e, s.v[e]);
     return;
   }
   float w[kEpiVec];
@@ -131,7 +147,8 @@ __device__ __forceinline__ void store_output8(const KParams& p, int tile, int o,
 }
 
 template <bool F16>
-__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int tid);
+__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
+                                            int tid);
 
 // Phase 2 of both tensor-core kernels: the k-groups' accumulators are summed in ascending group order through LDS
 // (or stored straight when there is one group), and the shard's partial tile goes to its slab; a one-shard plan
@@ -140,11 +157,11 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
 // tile are zero. Ends with phases 3-4 (finish_tile) when there is a split. Every thread calls it; the main loop's
 // LDS is no longer in use.
 template <bool F16, class Put>
-__device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int ks,
+__device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
                                              int tid, int grp, int np, Put&& put) {
   const int TM = p.tile_m, KG = p.k_groups;
   const int outs = p.n_p2 * TM;
-  float* slab = p.partials + (static_cast<std::int64_t>(ks) * p.tiles_m + tile) * outs;
+  float* slab = p.partials + (static_cast<std::int64_t>(t.ks) * p.tiles_m * p.n_slices + t.index) * outs;
   const bool direct = p.k_rnd == 1;
   if (KG == 1 && !direct) {
     put([&](int o, float v) { port::global_store(slab + o, v); });
@@ -155,12 +172,12 @@ __device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std
     __syncthreads();
     for (int o = tid * kEpiVec; o < outs; o += kBlockThreads * kEpiVec) {
       const Out8 s = (o >> p.tm_shift) < np ? kgroup_sum8(red, KG, outs, o) : Out8{};
-      if (direct) store_output8<F16>(p, tile, o, s);
+      if (direct) store_output8<F16>(p, t, o, s);
       else store_slab8(slab, o, s);
     }
     if (direct) return;
   }
-  finish_tile<F16>(p, smem, tile, tid);
+  finish_tile<F16>(p, smem, t, tid);
 }
 
 constexpr int kMaxOwnedGroups = 2;  // kEpiVec-output groups per thread per readback pass: pass_outs <= 4096
@@ -170,7 +187,8 @@ constexpr int kMaxOwnedGroups = 2;  // kEpiVec-output groups per thread per read
 // pass stages batch_shards shards at a time through LDS with asynchronous copies, and each thread sums and stores
 // up to kMaxOwnedGroups groups of kEpiVec outputs.
 template <bool F16>
-__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, int tile, int tid) {
+__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
+                                            int tid) {
   const int TM = p.tile_m;
   const int outs = p.n_p2 * TM;
   // ---- 3. release, count, last arriver acquires ----
@@ -178,9 +196,9 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
   __syncthreads();
   auto flag = port::lds_carve<int>(smem, 0, 1, "last_arriver_flag");
   if (tid == 0) {
-    const int old = atomicAdd(p.counters + tile, 1);
+    const int old = atomicAdd(p.counters + t.index, 1);
     const int last = (old == p.k_rnd - 1) ? 1 : 0;
-    if (last) atomicExch(p.counters + tile, 0);  // restore the zero invariant for the next launch
+    if (last) atomicExch(p.counters + t.index, 0);  // restore the zero invariant for the next launch
     flag[0] = last;
   }
   __syncthreads();
@@ -199,8 +217,9 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
     Out8 sum[kMaxOwnedGroups] = {};
     for (int b0 = 0; b0 < p.k_rnd; b0 += p.batch_shards) {
       const int bs = (p.k_rnd - b0 < p.batch_shards) ? p.k_rnd - b0 : p.batch_shards;
-      const float* shard0 = p.partials + (static_cast<std::int64_t>(b0) * p.tiles_m + tile) * outs + o0;
-      const std::int64_t shard_stride = static_cast<std::int64_t>(p.tiles_m) * outs;
+      const std::int64_t tiles = static_cast<std::int64_t>(p.tiles_m) * p.n_slices;
+      const float* shard0 = p.partials + (b0 * tiles + t.index) * outs + o0;
+      const std::int64_t shard_stride = tiles * outs;
       for (int ksl = 0; ksl < bs; ++ksl)
         for (int q = tid * 4; q < p.pass_outs; q += kBlockThreads * 4) {
           const std::ptrdiff_t dst =
@@ -226,7 +245,7 @@ SKINNY_UNROLL
     for (int j = 0; j < kMaxOwnedGroups; ++j) {
       const int g = tid + j * kBlockThreads;
       if (g >= groups) break;
-      store_output8<F16>(p, tile, o0 + g * kEpiVec, sum[j]);
+      store_output8<F16>(p, t, o0 + g * kEpiVec, sum[j]);
     }
   }
 }

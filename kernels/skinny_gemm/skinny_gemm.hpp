@@ -28,6 +28,7 @@ struct SkinnyBuffers {
 struct SkinnyKernelArgs {
   std::int64_t k_rnd = 0, k_shard = 0, tiles_m = 0;
   int k_chunk = 0, chunks_per_shard = 0, tile_m = 0, n_p2 = 0, k_groups = 0, rows_per_n_tile = 0;
+  int n_slices = 1, slice_rows = 0;  // output-row slices: workgroup tiles are (M-tile, slice), one counter each
   int readback_batch_shards = 0, readback_pass_outputs = 0;
   // log2 of tile_m and of the readback N-tile (rows_per_n_tile * tile_m): the epilogues index by shifts.
   int tm_shift = 0, readback_stage_shift = 0;

@@ -66,8 +66,8 @@ template <bool F16>
 __global__ void __launch_bounds__(256) skinny_gemm_kernel(KParams p) {
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x);
-  const int tile = static_cast<int>(blockIdx.x) % p.tiles_m;
-  const int ks = static_cast<int>(blockIdx.x) / p.tiles_m;
+  const detail::TileRef tr = detail::tile_of_block(p, static_cast<int>(blockIdx.x));  // one slice (n0 = 0) here
+  const int tile = tr.m_tile;
   const int TM = p.tile_m;
   const int pitch = p.k_chunk + kRowPad;
   const int vpr = p.k_chunk / kVec;  // 16-byte vectors per staged row
@@ -89,7 +89,7 @@ SKINNY_UNROLL
 SKINNY_UNROLL
     for (int c = 0; c < kMicroCols; ++c) acc[r][c] = 0.f;
 
-  const std::int64_t k_begin = static_cast<std::int64_t>(ks) * p.chunks_per_shard * p.k_chunk;
+  const std::int64_t k_begin = static_cast<std::int64_t>(tr.ks) * p.chunks_per_shard * p.k_chunk;
   for (int ch = 0; ch < p.chunks_per_shard; ++ch) {
     const std::int64_t kc0 = k_begin + static_cast<std::int64_t>(ch) * p.k_chunk;
     if (kc0 >= p.k) break;  // uniform over the block
@@ -119,7 +119,7 @@ SKINNY_UNROLL
 
   // ---- 2. k-group reduction, publish the shard's partial tile ----
   const int outs = p.n_p2 * TM;  // outputs of the tile; output o = n * TM + m_local
-  float* slab = p.partials + (static_cast<std::int64_t>(ks) * p.tiles_m + tile) * outs;
+  float* slab = p.partials + (static_cast<std::int64_t>(tr.ks) * p.tiles_m * p.n_slices + tr.index) * outs;
   if (p.k_groups > 1) {
     auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.k_groups) * outs, "kgroup_reduce");
 SKINNY_UNROLL
@@ -137,7 +137,7 @@ SKINNY_UNROLL
       for (int c = 0; c < kMicroCols; ++c) port::global_store(slab + (ni + r * rq) * TM + (mi + c * cq), acc[r][c]);
   }
 
-  finish_tile<F16>(p, smem, tile, tid);
+  finish_tile<F16>(p, smem, tr, tid);
 }
 
 
@@ -167,6 +167,8 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
   p.chunks_per_shard = ka.chunks_per_shard;
   p.k_rnd = static_cast<int>(ka.k_rnd);
   p.tiles_m = static_cast<int>(ka.tiles_m);
+  p.n_slices = ka.n_slices;
+  p.slice_rows = ka.slice_rows;
   p.batch_shards = ka.readback_batch_shards;
   p.pass_outs = ka.readback_pass_outputs;
   p.warps_m = ka.mma_warps_m;

@@ -32,8 +32,8 @@ __global__ void __launch_bounds__(256, mma_blocks_per_sm(NBW, MT)) skinny_gemm_m
   constexpr int PK = kMmaPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x);
-  const int tile = static_cast<int>(blockIdx.x) % p.tiles_m;
-  const int ks = static_cast<int>(blockIdx.x) / p.tiles_m;
+  const TileRef tr = tile_of_block(p, static_cast<int>(blockIdx.x));  // one slice (n0 = 0) on this path
+  const int tile = tr.m_tile, ks = tr.ks;
   const int TM = p.tile_m;
   const int rows = TM + 8 * NBW * p.warps_n;  // staged rows per panel: b rows, then a rows
   const int P = p.panels, KG = p.k_groups;
@@ -151,7 +151,7 @@ SKINNY_UNROLL
   }
 
   // ---- 2. k-group reduction (ascending group order), publish the shard's partial tile; 3-4 ----
-  publish_tile<F16>(p, smem, tile, ks, tid, grp, 8 * NBW * p.warps_n, [&](auto&& store) {
+  publish_tile<F16>(p, smem, tr, tid, grp, 8 * NBW * p.warps_n, [&](auto&& store) {
 SKINNY_UNROLL
     for (int mt = 0; mt < MT; ++mt)
 SKINNY_UNROLL

@@ -38,15 +38,14 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   constexpr int PK = kWgmmaPanelK;  // 64 elements: one 128-byte swizzled row
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x);
-  const int tile = static_cast<int>(blockIdx.x) % p.tiles_m;
-  const int ks = static_cast<int>(blockIdx.x) / p.tiles_m;
+  const TileRef tr = tile_of_block(p, static_cast<int>(blockIdx.x));  // M-tile, output-row slice, K-shard
   const int TM = p.tile_m;
   const int rows = TM + NN;  // staged rows per panel: b rows, then a rows
   const int P = p.panels, KG = p.k_groups;
   const int panels_per_group = P / KG;  // the plan keeps P a multiple of KG
   const int wg = tid / 128;
   const int wgm = wg % p.warps_m, grp = wg / p.warps_m;
-  const std::int64_t m0 = static_cast<std::int64_t>(tile) * TM;
+  const std::int64_t m0 = static_cast<std::int64_t>(tr.m_tile) * TM;
   const int panel_elems = rows * PK;
   const int stage_elems = P * panel_elems;
   const int skip = port::lds_align_skip(smem);  // the ring starts on a 1024-byte boundary of the window
@@ -61,7 +60,7 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   }
   __syncthreads();
 
-  const std::int64_t k_begin = static_cast<std::int64_t>(ks) * p.chunks_per_shard * p.k_chunk;
+  const std::int64_t k_begin = static_cast<std::int64_t>(tr.ks) * p.chunks_per_shard * p.k_chunk;
   const std::int64_t shard_end = k_begin + static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
   const std::int64_t k_end = shard_end < p.k ? shard_end : p.k;
   const int step_k = P * PK;
@@ -78,7 +77,7 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     for (int q = 0; q < P; ++q) {
       const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(slot) * stage_elems + static_cast<std::ptrdiff_t>(q) * panel_elems;
       port::tma_load_2d(ring, panel, p.tmap_b, k0 + q * PK, static_cast<int>(m0), bars, slot);
-      port::tma_load_2d(ring, panel + static_cast<std::ptrdiff_t>(TM) * PK, p.tmap_a, k0 + q * PK, 0, bars, slot);
+      port::tma_load_2d(ring, panel + static_cast<std::ptrdiff_t>(TM) * PK, p.tmap_a, k0 + q * PK, tr.n0, bars, slot);
     }
   };
 
@@ -118,7 +117,7 @@ SKINNY_UNROLL
 
   // ---- 2-4. k-group reduction, the shard's partial tile, the split-K protocol ----
   const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
-  publish_tile<F16>(p, smem, tile, ks, tid, grp, NN, [&](auto&& store) {
+  publish_tile<F16>(p, smem, tr, tid, grp, NN, [&](auto&& store) {
 SKINNY_UNROLL
     for (int mw = 0; mw < MW; ++mw)
 SKINNY_UNROLL

@@ -93,20 +93,22 @@ double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int 
   double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / tm.latency_us;  // bytes in flight / latency
   if (p.wgmma) rate_cap_gbs = std::min(rate_cap_gbs, tm.wgmma_block_gbs);
   const std::int64_t shards = ceil_div(chunks, cps);
-  const std::int64_t blocks = p.tiles_m * shards;
+  const std::int64_t tiles = p.tiles_m * p.n_slices;
+  const std::int64_t blocks = tiles * shards;
   const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
   const std::int64_t waves = ceil_div(blocks, slots);
   const std::int64_t concurrent = std::min(blocks, slots);
   const double on_sm = static_cast<double>(ceil_div(concurrent, sms));
   const double k_elems = static_cast<double>(cps) * p.k_chunk;
-  const double bytes = k_elems * 2.0 * (p.tile_m + (p.wgmma ? tm.a_weight_wgmma : tm.a_weight) * np);
+  const double b_weight = (1.0 + tm.b_reread_weight * (p.n_slices - 1)) / p.n_slices;  // b shared by the slices
+  const double bytes = k_elems * 2.0 * (p.tile_m * b_weight + (p.wgmma ? tm.a_weight_wgmma : tm.a_weight) * np);
   const double rate_gbs = std::min(tm.copy_gbs / concurrent, rate_cap_gbs);
   const double mem_us = bytes / 1e3 / rate_gbs;
   const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
   const double mma_us = mmas * on_sm / mma_rate;
   double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + tm.block_us);
   if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
-    cost += tm.tail_us + static_cast<double>(shards * p.tiles_m * outs) * 8 / 1e3 / tm.copy_gbs +
+    cost += tm.tail_us + static_cast<double>(shards * tiles * outs) * 8 / 1e3 / tm.copy_gbs +
             static_cast<double>(shards * outs) * 4 / 1e3 / tm.readback_gbs;
   return cost;
 }
@@ -122,7 +124,8 @@ SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int s
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
     if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
-    if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * outs * 4) > kMaxWorkspaceBytes) break;
+    if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * p.n_slices * outs * 4) > kMaxWorkspaceBytes)
+      break;
     const double cost = mma_cost(p, chunks, cps, sms);
     if (cps == chunks || cost < best_cost) {
       best_cost = cost;
@@ -142,9 +145,10 @@ SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
 
 namespace {
 
-// The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest).
+// The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest); for
+// the warpgroup kernel with `slice_rows` rows of a per workgroup (0: all of the padded N).
 SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
-                          int mma_mt, bool wgmma = false, int resident_cap = 2) {
+                          int mma_mt, bool wgmma = false, int resident_cap = 2, int slice_rows = 0) {
   SkinnyPlan p;
   p.arch = arch.arch;
   p.shape = s;
@@ -161,6 +165,9 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
     return refuse(p, "force_chunkk must be 0, 1 or 2");
   if (opt.force_resident < 0 || opt.force_resident > 2)
     return refuse(p, "force_resident=" + std::to_string(opt.force_resident) + " must be 0, 1 or 2");
+  if (opt.force_slice_rows != 0 && !wgmma)
+    return refuse(p, "force_slice_rows=" + std::to_string(opt.force_slice_rows) +
+                         ": output-row slices exist for the warpgroup kernel (sm_90) only");
   if (opt.force_kernel < 0 || opt.force_kernel > 2 || (opt.force_kernel != 0 && arch.arch != port::Arch::sm_90))
     return refuse(p, "force_kernel=" + std::to_string(opt.force_kernel) +
                          ": the tensor-core kernels (1 = m16n8k16, 2 = wgmma) exist for sm_90 plans only");
@@ -170,6 +177,8 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   p.grps_shr_b = std::min(p.n_p2 / 16, 4);
   p.rows_per_n_tile = std::min(p.n_p2, 64);
   p.n_tiles = p.n_p2 / p.rows_per_n_tile;
+  p.slice_rows = p.n_p2;
+  p.n_slices = 1;
   std::int64_t target = static_cast<std::int64_t>(arch.compute_units) * blocks_per_cu(arch);
   p.mma = arch.arch == port::Arch::sm_90;
   if (p.mma) {
@@ -184,7 +193,16 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
       if (mma_wm != 1 && mma_wm != 2)
         return refuse(p, "no warpgroup layout with " + std::to_string(mma_wm) + " warpgroups along M (1 or 2)");
       p.mma_m_tiles = mma_mt;
-      p.mma_n_blocks = nbt;
+      // Output-row slices: slice_rows rows of a per workgroup (a power of two from 8 to the padded N).
+      const int all_rows = 8 * nbt;
+      const int r = slice_rows == 0 ? all_rows : slice_rows;
+      if (r < 8 || r > all_rows || (r & (r - 1)) != 0)
+        return refuse(p, "slice_rows=" + std::to_string(r) + " must be a power of two from 8 to the padded N (" +
+                             std::to_string(all_rows) + ")");
+      p.mma_n_blocks = r / 8;
+      p.slice_rows = r;
+      p.n_slices = static_cast<int>(ceil_div(s.n, r));
+      p.n_p2 = std::max(16, r);
       p.mma_warps_n = 1;
       p.mma_stages = kWgmmaStages;
     } else {
@@ -238,7 +256,7 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   // CHUNKK rule (appendix A.3 with the #56098 cap): halve the shard when twice the CUs are free and the
   // halved shard count stays <= 11; never for the 16-row class.
   const std::int64_t shards_base = ceil_div(s.k, base);
-  p.cu_needed = p.tiles_m * shards_base;
+  p.cu_needed = p.tiles_m * p.n_slices * shards_base;
   if (opt.force_chunkk != 0) {
     p.chunkk = opt.force_chunkk;
   } else {
@@ -266,7 +284,7 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   }
   p.k_rnd = ceil_div(chunks, p.chunks_per_shard);
   p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
-  p.grid = p.tiles_m * p.k_rnd;
+  p.grid = p.tiles_m * p.n_slices * p.k_rnd;
 
   // LDS phases. All share one allocation; barriers separate them.
   p.lds_main = p.mma ? mma_ring_bytes(p, p.mma_warps_m, p.mma_panels) : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
@@ -302,17 +320,19 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   p.readback_batches = ceil_div(p.k_rnd, p.readback_batch_shards);
   p.lds_readback = static_cast<std::size_t>(p.readback_batch_shards) * shard_bytes;
 
-  // Workspace: the fixed counter region (one int32 per M-tile), then k_rnd fp32 slabs.
+  // Workspace: the fixed counter region (one int32 per output tile: M-tile and slice), then k_rnd fp32 slabs.
+  const std::int64_t tiles = p.tiles_m * p.n_slices;
   p.counter_offset = 0;
-  p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
+  p.counter_bytes = static_cast<std::size_t>(tiles) * 4;
   const std::size_t slabs_at = kCounterRegionBytes;
   if (p.counter_bytes > kCounterRegionBytes)
-    return refuse(p, std::to_string(p.tiles_m) + " M-tiles need " + std::to_string(p.counter_bytes) +
+    return refuse(p, std::to_string(tiles) + " output tiles (" + std::to_string(p.tiles_m) + " M-tiles x " +
+                         std::to_string(p.n_slices) + " slices) need " + std::to_string(p.counter_bytes) +
                          " B of counters > the counter region of " + std::to_string(kCounterRegionBytes) + " B");
-  p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * p.tiles_m * slab_bytes;
+  p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * tiles * slab_bytes;
   p.workspace_need_bytes = slabs_at + p.partial_bytes;
   if (opt.variant == SkinnyVariant::optimistic_workspace_predicate)
-    p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * p.tiles_m * slab_bytes;
+    p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * tiles * slab_bytes;
   else
     p.workspace_bytes = p.workspace_need_bytes;
 
@@ -341,6 +361,8 @@ double skinny_model_us(const SkinnyPlan& p, const port::ArchProfile& arch, const
   return mma_cost(p, ceil_div(p.shape.k, p.k_chunk), p.chunks_per_shard, arch.compute_units, tm);
 }
 
+int wgmma_unsliced_rows(std::int64_t n) { return 8 * next_pow2(ceil_div(std::max<std::int64_t>(n, 1), 8)); }
+
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
   if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0, 0);
   // Tensor-core paths: every admitted layout of the m16n8k16 kernel (16-row tiles of b per warp from the N class's
@@ -351,8 +373,9 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
   const MmaMTileChoices choices = mma_m_tile_choices(nbt);
   SkinnyPlan best;
   bool first = true;
-  auto consider = [&](int wm, int mt, bool wgmma) {
+  auto consider = [&](int wm, int mt, bool wgmma, int slice_rows = 0) {
     if (opt.force_m_tiles != 0 && opt.force_m_tiles != mt) return;
+    if (opt.force_slice_rows != 0 && opt.force_slice_rows != slice_rows) return;
     if (opt.force_warps_m != 0 && opt.force_warps_m != wm) return;
     auto take = [&](const SkinnyPlan& c) {
       if (!c.ok) {
@@ -362,22 +385,27 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
       }
       first = false;
     };
-    const SkinnyPlan as_built = make_plan_with(s, arch, opt, wm, mt, wgmma, 2);
+    const SkinnyPlan as_built = make_plan_with(s, arch, opt, wm, mt, wgmma, 2, slice_rows);
     take(as_built);
     if (!wgmma) return;
     // A warpgroup instance sized for two per SM is also tried with the ring of one per SM (force_resident picks).
-    const SkinnyPlan one = make_plan_with(s, arch, opt, wm, mt, wgmma, 1);
+    const SkinnyPlan one = make_plan_with(s, arch, opt, wm, mt, wgmma, 1, slice_rows);
     if (!(as_built.ok && one.ok && as_built.mma_resident == one.mma_resident)) take(one);
   };
   if (opt.force_kernel != 2)
     for (int ci = choices.count - 1; ci >= 0; --ci)  // larger warp tiles first: they win ties (fewer LDS reads)
       for (int wm : {4, 2, 1}) consider(wm, choices.m_tiles[ci], false);
+  // The warpgroup kernel also with the output rows split in 2 or 4 slices (slice_rows >= 8), or the forced slicing.
   if (opt.force_kernel != 1)
-    for (int mt : {8, 4})
-      for (int wm : {2, 1}) consider(wm, mt, true);
+    for (int split : {1, 2, 4})
+      for (int mt : {8, 4})
+        for (int wm : {2, 1}) {
+          const int rows = opt.force_slice_rows != 0 ? opt.force_slice_rows : 8 * nbt / split;
+          if (rows >= 8 && (split == 1 || opt.force_slice_rows == 0)) consider(wm, mt, true, rows);
+        }
   if (first)  // forced off the lists
     return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles, opt.force_kernel == 2,
-                          opt.force_resident != 0 ? opt.force_resident : 2);
+                          opt.force_resident != 0 ? opt.force_resident : 2, opt.force_slice_rows);
   return best;
 }
 
@@ -387,7 +415,7 @@ std::vector<LdsPhase> SkinnyPlan::lds_phases() const {
 
 SkinnyTileMap SkinnyPlan::tile_map() const {
   SkinnyTileMap t;
-  t.rows_per_n_tile = rows_per_n_tile;
+  t.rows_per_n_tile = std::min(rows_per_n_tile, slice_rows);  // a slice's rows are one workgroup's
   t.cols_per_m_tile = tile_m;
   t.k_shards = k_rnd;
   t.k_shard_size = k_shard;
@@ -402,7 +430,8 @@ std::string SkinnyPlan::describe() const {
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
   if (wgmma)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 warpgroup_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks
-      << " warpgroups=" << mma_warps_m << "x1 stages=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK;
+      << " warpgroups=" << mma_warps_m << "x1 stages=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
+      << " per_SM=" << mma_resident << " slices=" << n_slices << "x" << slice_rows;
   else if (mma)
     o << " mma=m16n8k16 warp_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks << " warps=" << mma_warps_m << "x"
       << mma_warps_n << " stages=" << mma_stages << "x" << mma_panels << "x" << kMmaPanelK;

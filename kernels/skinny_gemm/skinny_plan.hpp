@@ -6,7 +6,7 @@
 // Invariants an admitted plan guarantees (checked by tests/kernels/skinny_gemm property tests):
 //   every LDS phase footprint <= lds_alloc_bytes <= the profile's LDS capacity (except the deliberately buggy
 //   readback_one_pass variant, whose readback phase is unbounded, as in the pre-#56098 kernel);
-//   workspace_bytes covers k_rnd slabs of tiles_m·rows·tile_m fp32 plus one counter per M-tile (except the
+//   workspace_bytes covers k_rnd slabs of tiles_m·n_slices·rows·tile_m fp32 plus one counter per output tile (except the
 //   deliberately buggy optimistic_workspace_predicate variant, which counts ceil(K/512) slabs).
 #pragma once
 #include <cstddef>
@@ -54,6 +54,10 @@ struct SkinnyOptions {
   // Warpgroup kernel: workgroups per SM its ring is sized for (0 = the cost model's choice; 1 or 2, at most what the
   // instance is built for). One per SM doubles the ring of an instance built for two: more bytes in flight.
   int force_resident = 0;
+  // Warpgroup kernel: rows of a (output rows) per workgroup (0 = the cost model's choice; else a power of two from 8
+  // to the padded N). Fewer than the padded N splits the output rows into ceil(N / rows) slices, one workgroup per
+  // (M-tile, slice, K-shard): more workgroups without a split-K tail, each re-reading its M-tile's b (mostly from L2).
+  int force_slice_rows = 0;
 };
 
 struct LdsPhase {
@@ -176,6 +180,11 @@ struct SkinnyPlan {
   double mma_model_cost = 0;  // the split/tiling cost model's value for this plan (lower is better)
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
+  // Output-row slices (warpgroup kernel; 1 elsewhere): slice j owns output rows [j·slice_rows, (j+1)·slice_rows) ∩
+  // [0, N); n_p2 = max(16, slice_rows) rows are computed per workgroup. Workgroup order: slices of an M-tile are
+  // adjacent (its b is read from DRAM about once), then M-tiles, then K-shards.
+  int n_slices = 1;
+  int slice_rows = 16;
 
   // Split-K.
   int chunkk = 1;
@@ -186,7 +195,7 @@ struct SkinnyPlan {
   std::int64_t cu_needed = 0;   // tiles_m · ceil(K / base chunk) (the appendix's CuNeeded)
 
   // Launch.
-  std::int64_t grid = 1;  // tiles_m · k_rnd workgroups, 1-D
+  std::int64_t grid = 1;  // tiles_m · n_slices · k_rnd workgroups, 1-D
   int block = kBlockThreads;
 
   // LDS.
@@ -197,9 +206,9 @@ struct SkinnyPlan {
   std::int64_t readback_batches = 1;
 
   // Workspace.
-  std::size_t partial_bytes = 0;     // k_rnd · tiles_m · n_p2 · tile_m · 4 (what the kernel writes)
+  std::size_t partial_bytes = 0;     // k_rnd · tiles_m · n_slices · n_p2 · tile_m · 4 (what the kernel writes)
   std::size_t counter_offset = 0;    // byte offset of the counters (0; the region is kCounterRegionBytes)
-  std::size_t counter_bytes = 0;     // tiles_m int32
+  std::size_t counter_bytes = 0;     // tiles_m · n_slices int32 (one per output tile)
   std::size_t workspace_bytes = 0;   // what the workspace predicate requires (== need unless buggy variant)
   std::size_t workspace_need_bytes = 0;  // what the kernel actually touches
 
@@ -211,7 +220,8 @@ struct SkinnyPlan {
 // The sm_90 plans' time model (microseconds for one launch of a tensor-core layout): make_plan picks the kernel, the
 // layout and the chunks per shard that minimise it. Terms:
 //   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a fraction of
-//     its weight: the rows of a are re-read by every M-tile, mostly as L2 hits) at the lower of its share of the
+//     its weight: the rows of a are re-read by every M-tile, mostly as L2 hits; likewise b, re-read by the further
+//     output-row slices of its M-tile, at b_reread_weight) at the lower of its share of the
 //     copy bandwidth and of what its ring keeps in flight over a loaded memory latency; a warpgroup-kernel
 //     workgroup streams at most wgmma_block_gbs;
 //   * MMAs run at the given rate (m16n8k16 per SM per microsecond; a 64 x N x 16 wgmma counts as N/2 of them),
@@ -235,11 +245,16 @@ struct SkinnyTimeModel {
   double wgmma_block_gbs = 29.2;    // most a warpgroup-kernel workgroup streams
   double a_weight = 1.15;           // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
   double a_weight_wgmma = 0.15;     // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
+  double b_reread_weight = 0.3;     // weight of b re-read by an M-tile's further output-row slices (L2 hits)
 };
 
 // The model's time of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans
 // without tensor cores. make_plan's mma_model_cost is this with the default model.
 double skinny_model_us(const SkinnyPlan& plan, const port::ArchProfile& arch, const SkinnyTimeModel& tm = {});
+
+// Rows of a per workgroup of an unsliced warpgroup plan (the padded N: 8 · next_pow2(ceil(N / 8))); forcing it as
+// SkinnyOptions::force_slice_rows forces one slice.
+int wgmma_unsliced_rows(std::int64_t n);
 
 // The plan of a shape on an arch profile. Never throws for a bad shape: returns ok=false with the reason.
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});

@@ -4,6 +4,8 @@
 #pragma once
 #include <cmath>
 #include <cstdint>
+#include <initializer_list>
+#include <utility>
 #include <random>
 #include <string>
 #include <vector>
@@ -206,7 +208,8 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
           s.dtype = idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16;
           s.bias = idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m;
           ++idx;
-          const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, res});
+          const sk::SkinnyPlan plan =
+              sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, res, sk::wgmma_unsliced_rows(n)});
           if (!plan.ok) {
             ++r.refused;
             const bool budget = n == 100 && mt == 8 && wm == 1 && plan.reason.find("budget") != std::string::npos;
@@ -225,6 +228,45 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
           const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 3 == 2, idx % 5 == 4);
           if (!f.empty()) r.failures.push_back(f);
         }
+  return r;
+}
+
+// The warpgroup kernel with the output rows split into slices (force_slice_rows): slices of 8 to 64 rows, a last
+// slice partly or mostly past N (N = 20, 65, 100), with a split (k_rnd = 3) and without, layouts rotating over
+// 64/128-row tiles and 1/2 warpgroups along M, M = 200, both dtypes, bias [N, M] (offset per slice) or [M], padded
+// a, some misaligned outputs. Every case must plan exactly the forced slicing.
+inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
+                                      std::mt19937_64& rng) {
+  LayoutSweep r;
+  int idx = 0;
+  const int layouts[4][2] = {{4, 1}, {8, 2}, {4, 2}, {8, 1}};  // (16-row tiles of b per warpgroup, warpgroups along M)
+  for (const auto& [n, rows] : std::initializer_list<std::pair<std::int64_t, int>>{
+           {16, 8}, {20, 8}, {20, 16}, {40, 16}, {65, 32}, {65, 64}, {100, 32}, {128, 64}, {128, 16}})
+    for (int cps : {1, 3}) {
+      sk::SkinnyShape s;
+      s.n = n;
+      s.m = 200;
+      s.k = 1032;
+      s.lda = idx % 4 == 1 ? 1072 : 0;
+      s.dtype = idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16;
+      s.bias = idx % 2 ? sk::BiasShape::m : sk::BiasShape::nm;
+      const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];
+      ++idx;
+      const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, 0, rows});
+      if (!plan.ok) {
+        r.failures.push_back("unexpected refusal: " + plan.describe());
+        continue;
+      }
+      const std::int64_t slices = (n + rows - 1) / rows;
+      if (!plan.wgmma || plan.slice_rows != rows || plan.n_slices != slices || plan.k_rnd != (cps == 1 ? 3 : 1) ||
+          plan.grid != plan.tiles_m * slices * plan.k_rnd) {
+        r.failures.push_back("not the forced slicing: " + plan.describe());
+        continue;
+      }
+      ++r.cases;
+      const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 3 == 2, 0);
+      if (!f.empty()) r.failures.push_back(f);
+    }
   return r;
 }
 

@@ -114,6 +114,22 @@ TEST(SkinnyDevice, EveryWgmmaLayoutMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
+// Output-row slices of the warpgroup kernel (sweep_wgmma_slices) on an sm_90 device; the sim covers them in
+// test_skinny_mma_sim.
+TEST(SkinnyDevice, WgmmaOutputRowSlicesMatchReferencePerRow) {
+  SKINNY_REQUIRE_DEVICE();
+  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
+    GTEST_SKIP() << "the warpgroup kernel runs on sm_90 devices (sim: test_skinny_mma_sim)";
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
+  port::Stream st;
+  const LayoutSweep r = sweep_wgmma_slices(port::device_profile(), pool, st, rng);
+  for (const auto& f : r.failures) ADD_FAILURE() << f;
+  std::cout << "[skinny] wgmma slices: " << r.cases << " cases, " << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 18);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
 // Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU
 // faults on a misaligned 16-byte store; sim fails the launch the same way). Split plans on every profile, and the
 // one-shard epilogue of the tensor-core path (sm_90; the FMA path always goes through the readback).

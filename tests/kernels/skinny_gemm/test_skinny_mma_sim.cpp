@@ -131,6 +131,25 @@ TEST_F(SkinnyMmaSim, EveryWgmmaLayoutMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
+// Output-row slices (sweep_wgmma_slices): each slice's workgroup stores only its rows, with its rows of bias. Under
+// a random schedule with preemption at global accesses (seeded from the test seed): a workgroup storing rows of the
+// next slice (zeros past its own) is caught when its stores land after that slice's, which serial order hides.
+TEST_F(SkinnyMmaSim, WgmmaOutputRowSlicesMatchReferencePerRow) {
+  auto rng = dsv4::test::rng_for_current_test();
+  auto o = port::sim::options();
+  o.schedule = port::sim::Schedule::random;
+  o.preempt_global = true;
+  o.seed = dsv4::test::test_seed("skinny_wgmma_slices");
+  port::sim::set_options(o);
+  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
+  port::Stream st;
+  const LayoutSweep r = sweep_wgmma_slices(port::device_profile(), pool, st, rng);
+  for (const auto& f : r.failures) ADD_FAILURE() << f;
+  std::cout << "[skinny mma sim] wgmma slices: " << r.cases << " cases, " << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 18);
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
 TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {
   auto rng = dsv4::test::rng_for_current_test();
   sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);

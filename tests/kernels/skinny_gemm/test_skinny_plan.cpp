@@ -44,9 +44,11 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   if (arch.arch == port::Arch::sm_90) {
     opt.force_kernel = *rc::gen::element(0, 1, 2);  // model, m16n8k16, wgmma
     opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
+    if (opt.force_kernel == 2)  // any power of two from 8 to the padded N (0: the model's choice)
+      opt.force_slice_rows = *rc::gen::element(0, 8, 16, 32, 64, 128) % (2 * sk::wgmma_unsliced_rows(s.n));
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
-  RC_ASSERT(p.ok);  // every shape of the skinny range with K % 8 == 0 is admitted on every profile
+  if (!p.ok) RC_FAIL("refused: " + p.describe());  // every shape of the skinny range with K % 8 == 0 is admitted
   RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
   for (const auto& ph : p.lds_phases()) RC_ASSERT(ph.bytes <= p.lds_alloc_bytes);
   // The model cost the plan was chosen by is the public model's value for it (what fit_skinny_model evaluates).
@@ -58,7 +60,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(p.readback_batch_shards >= 1);
   RC_ASSERT(p.readback_batches * p.readback_batch_shards >= p.k_rnd);
   // Workspace: the kernel's slabs (M_p · N_p2 · k_rnd fp32, known-bugs #2 test) plus counters fit.
-  const std::size_t slabs = static_cast<std::size_t>(p.m_padded) * p.n_p2 * p.k_rnd * 4;
+  const std::size_t slabs = static_cast<std::size_t>(p.m_padded) * p.n_slices * p.n_p2 * p.k_rnd * 4;
   RC_ASSERT(p.workspace_bytes >= slabs + p.counter_bytes);
   RC_ASSERT(p.workspace_bytes == p.workspace_need_bytes);
   RC_ASSERT(sk::workspace_size(s, arch) == sk::make_plan(s, arch).workspace_bytes);
@@ -69,7 +71,14 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(ka.partial_offset + ka.partial_bytes <= p.workspace_bytes);
   RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
   RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);  // same layout for every shape (pool slots are shared)
-  RC_ASSERT(ka.grid == ka.tiles_m * ka.k_rnd);
+  RC_ASSERT(ka.grid == ka.tiles_m * ka.n_slices * ka.k_rnd);
+  RC_ASSERT(p.counter_bytes == static_cast<std::size_t>(p.tiles_m * p.n_slices) * 4);  // one counter per tile
+  // Output-row slices cover N exactly once (no empty slice), and exist on the warpgroup path only.
+  RC_ASSERT(ka.n_slices == p.n_slices && ka.slice_rows == p.slice_rows);
+  RC_ASSERT(static_cast<std::int64_t>(p.n_slices) * p.slice_rows >= s.n);
+  RC_ASSERT(static_cast<std::int64_t>(p.n_slices - 1) * p.slice_rows < s.n);
+  if (!p.wgmma) RC_ASSERT(p.n_slices == 1);
+  if (opt.force_slice_rows != 0) RC_ASSERT(p.slice_rows == opt.force_slice_rows);
   RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * ka.readback_pass_outputs * 4 <= ka.lds_bytes);
   // Kernel structural invariants: whole micro-tiles and k-groups; readback passes of whole N-tiles with at most
   // 16 owned outputs per thread; epilogue groups of kEpiVec outputs never cross a row (16-byte aligned in LDS).
@@ -95,8 +104,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(p.mma_warps_m * p.k_groups == 2);
     RC_ASSERT(p.mma_m_tiles == 4 || p.mma_m_tiles == 8);
     RC_ASSERT(p.tile_m == 16 * p.mma_m_tiles * p.mma_warps_m);
-    RC_ASSERT(8 * p.mma_n_blocks >= s.n);
-    RC_ASSERT(8 * p.mma_n_blocks <= std::max<std::int64_t>(8, p.n_p2));
+    RC_ASSERT(8 * p.mma_n_blocks == p.slice_rows);  // each workgroup multiplies its slice's rows of a
+    RC_ASSERT(p.n_p2 == std::max(16, p.slice_rows));
+    RC_ASSERT(p.slice_rows <= sk::wgmma_unsliced_rows(s.n));
     RC_ASSERT((p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     RC_ASSERT(p.mma_panels >= 1 && p.mma_panels <= sk::kWgmmaMaxPanels && p.mma_panels % p.k_groups == 0);
     RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kWgmmaPanelK) == 0);  // bulk copies never cross a shard's end
@@ -119,7 +129,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
               sk::mma_lds_budget(sk::mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles)));
     if (p.mma_warps_n > 1) RC_ASSERT(p.mma_warps_m >= 2);
   }
-  RC_ASSERT(p.n_p2 >= s.n);
+  RC_ASSERT(p.n_p2 >= std::min<std::int64_t>(s.n, p.slice_rows));  // every workgroup computes its slice's rows
   RC_ASSERT(p.m_padded >= s.m);
 }
 
@@ -223,7 +233,7 @@ TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
   s.n = 4;
   s.m = 7168;
   s.k = 16384;
-  sk::SkinnyOptions two{sk::SkinnyVariant::fixed, 0, 1, 0, 4, 2, 2}, one = two;
+  sk::SkinnyOptions two{sk::SkinnyVariant::fixed, 0, 1, 0, 4, 2, 2, sk::wgmma_unsliced_rows(s.n)}, one = two;
   one.force_resident = 1;
   const sk::SkinnyPlan p2 = sk::make_plan(s, port::kSm90, two), p1 = sk::make_plan(s, port::kSm90, one);
   ASSERT_TRUE(p2.ok && p1.ok) << p2.reason << " / " << p1.reason;
@@ -232,9 +242,53 @@ TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
   EXPECT_EQ(p1.mma_panels, 2 * p2.mma_panels) << p1.describe() << " vs " << p2.describe();
   EXPECT_GT(p1.lds_alloc_bytes, sk::mma_lds_budget(2));
   s.n = 128;  // 128 rows of a: every warpgroup instance runs one workgroup per SM
+  two.force_slice_rows = sk::wgmma_unsliced_rows(s.n);
   const sk::SkinnyPlan r = sk::make_plan(s, port::kSm90, two);
   EXPECT_FALSE(r.ok);
   EXPECT_NE(r.reason.find("force_resident=2"), std::string::npos) << r.reason;
+}
+
+// The warpgroup kernel may split the output rows into slices: one workgroup per (M-tile, slice, K-shard), a
+// counter and a slab per (M-tile, slice); slices of N = 65 by 32 rows are 3 (no empty fourth). Other kernels and
+// other row counts are refused, naming the option.
+TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
+  sk::SkinnyShape s;
+  s.n = 128;
+  s.m = 1024;
+  s.k = 2048;
+  sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, 2, 0, 64};  // 64-row tiles, 4 shards, 2 slices of 64
+  const sk::SkinnyPlan two = sk::make_plan(s, port::kSm90, o);
+  o.force_slice_rows = 128;
+  const sk::SkinnyPlan one = sk::make_plan(s, port::kSm90, o);
+  ASSERT_TRUE(two.ok && one.ok) << two.reason << " / " << one.reason;
+  EXPECT_EQ(one.n_slices, 1);
+  EXPECT_EQ(two.n_slices, 2);
+  EXPECT_EQ(two.slice_rows, 64);
+  EXPECT_EQ(two.mma_n_blocks, 8);  // the m64n64k16 instance
+  EXPECT_EQ(two.n_p2, 64);
+  EXPECT_EQ(two.k_rnd, 4);
+  EXPECT_EQ(two.grid, 16 * 2 * 4);  // M-tiles x slices x shards
+  EXPECT_EQ(two.counter_bytes, 16u * 2 * 4);
+  EXPECT_EQ(two.partial_bytes, one.partial_bytes);  // the same outputs, in twice as many half-height slabs
+  EXPECT_EQ(two.partial_bytes, 4u * 16 * 2 * 64 * 64 * 4);
+  s.n = 65;
+  o.force_slice_rows = 32;
+  const sk::SkinnyPlan three = sk::make_plan(s, port::kSm90, o);
+  ASSERT_TRUE(three.ok) << three.reason;
+  EXPECT_EQ(three.n_slices, 3);
+  for (int bad : {12, 4, 256}) {
+    o.force_slice_rows = bad;
+    const sk::SkinnyPlan r = sk::make_plan(s, port::kSm90, o);
+    EXPECT_FALSE(r.ok) << r.describe();
+    EXPECT_NE(r.reason.find("slice_rows=" + std::to_string(bad)), std::string::npos) << r.reason;
+  }
+  o.force_slice_rows = 32;
+  o.force_kernel = 1;
+  const sk::SkinnyPlan mma = sk::make_plan(s, port::kSm90, o);
+  EXPECT_FALSE(mma.ok);
+  EXPECT_NE(mma.reason.find("warpgroup kernel"), std::string::npos) << mma.reason;
+  o.force_kernel = 0;
+  EXPECT_FALSE(sk::make_plan(s, port::kGfx950, o).ok);  // no warpgroup kernel on CDNA
 }
 
 TEST(SkinnyPlan, Gfx942TilesFitItsSmallLds) {
