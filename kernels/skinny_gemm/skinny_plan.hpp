@@ -235,17 +235,17 @@ struct SkinnyPlan {
 // choices, not measurements: e.g. the m16n8k16 rate absorbs that kernel's per-step overheads. One layout's timings
 // differ by up to ~5 % between H200 runs, so finer fits would follow noise.
 struct SkinnyTimeModel {
-  double copy_gbs = 3080;           // device copy bandwidth shared by concurrent workgroups
-  double latency_us = 2.78;         // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
-  double block_us = 0.765;          // per workgroup wave: pipeline fill and epilogue
-  double tail_us = 5.04;            // a split's serial tail: release fence, counter, acquire
-  double readback_gbs = 48.3;       // the last arriver's readback rate
-  double mma_per_sm_per_us = 19.6;  // mma.sync m16n8k16 per SM per microsecond (effective: see above)
-  double wgmma_per_sm_per_us = 271;
-  double wgmma_block_gbs = 29.2;    // most a warpgroup-kernel workgroup streams
-  double a_weight = 1.15;           // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
-  double a_weight_wgmma = 0.15;     // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
-  double b_reread_weight = 0.3;     // weight of b re-read by an M-tile's further output-row slices (L2 hits)
+  double copy_gbs = 1683;           // device copy bandwidth shared by concurrent workgroups
+  double latency_us = 7.927;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
+  double block_us = 3.113;          // per workgroup wave: pipeline fill and epilogue
+  double tail_us = 9.374;           // a split's serial tail: release fence, counter, acquire
+  double readback_gbs = 8.721;      // the last arriver's readback rate
+  double mma_per_sm_per_us = 8.915; // mma.sync m16n8k16 per SM per microsecond (effective: see above)
+  double wgmma_per_sm_per_us = 272.8;
+  double wgmma_block_gbs = 13.94;   // most a warpgroup-kernel workgroup streams
+  double a_weight = 0.2467;         // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
+  double a_weight_wgmma = 0.03342;  // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
+  double b_reread_weight = 1.087;   // weight of b re-read by an M-tile's further output-row slices (L2 hits)
 };
 
 // The model's time of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans
