@@ -6,6 +6,7 @@
 // DSV4_BENCH_SWEEP=1 times every forced layout of both sm_90 tensor-core kernels and reports the fastest (=2 also
 // prints every layout's time and modelled cost, the data the plan's time model is fitted on);
 // DSV4_BENCH_KERNEL=mma|wgmma restricts the plans to one kernel.
+// DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -144,6 +145,8 @@ int main() {
   // DSV4_BENCH_KERNEL=mma|wgmma: only that tensor-core kernel (SkinnyOptions::force_kernel); default: the model's.
   const char* kernel_env = std::getenv("DSV4_BENCH_KERNEL");
   const int force_kernel = !kernel_env ? 0 : (std::string(kernel_env) == "wgmma" ? 2 : 1);
+  // DSV4_BENCH_NO_PDL=1: plain launches instead of programmatic dependent launches (SkinnyOptions::overlap_previous).
+  const bool no_pdl = std::getenv("DSV4_BENCH_NO_PDL") != nullptr;
   for (int n : {1, 4, 16, 32, 64, 128})
     for (int k : {2048, 7168, 16384})
       for (int m : {1024, 4096, 7168}) {
@@ -154,6 +157,7 @@ int main() {
         sh.k = k;
         sk::SkinnyOptions auto_opt;
         auto_opt.force_kernel = force_kernel;
+        auto_opt.overlap_previous = !no_pdl;
         const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch, auto_opt);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
@@ -205,8 +209,9 @@ int main() {
                 if (fk == 2 && splits.find(std::to_string(split)) == std::string::npos) continue;
                 const int rows = sk::wgmma_unsliced_rows(n) / split;
                 if (fk == 2 && rows < 8) continue;
-                const sk::SkinnyPlan f = sk::make_plan(
-                    sh, arch, {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0, fk == 2 ? rows : 0});
+                const sk::SkinnyPlan f = sk::make_plan(sh, arch,
+                                                       {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0,
+                                                        fk == 2 ? rows : 0, !no_pdl});
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
                 const double t = time_plan(f);
                 if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input

@@ -218,6 +218,10 @@ struct LaunchConfig {
   Stream* stream = nullptr;          // nullptr: Stream::default_stream()
   const char* kernel_name = "";      // used in every error and report
   std::vector<BufferRange> ranges;   // what the launch reads and writes
+  // Programmatic dependent launch (kernels/port/grid_dependency.hpp): the kernel may start while the previous kernel
+  // on its stream finishes, so each of its threads must call port::wait_for_previous_grid() before its first global
+  // memory access (sim fails the launch otherwise). cuda: the launch attribute (sm_90); hip and sim: a plain launch.
+  bool overlap_previous = false;
 };
 
 // Every launch issued so far (most recent last, bounded to the last 4096), with its stream; for the race checker.

@@ -38,6 +38,7 @@ struct SkinnyKernelArgs {
   std::size_t partial_offset = 0, partial_bytes = 0, counter_offset = 0, lds_bytes = 0;
   std::int64_t grid = 0;
   int block = 0;
+  bool overlap_previous = false;  // LaunchConfig::overlap_previous (every skinny kernel waits before global accesses)
 };
 SkinnyKernelArgs kernel_args(const SkinnyPlan& plan);
 

@@ -12,6 +12,7 @@
 // The readback_one_pass variant stages every shard at once (plan.readback_batch_shards == k_rnd): past the LDS
 // allocation its writes are dropped and its reads return 0 (CDNA), the planted bug of known-bugs #1.
 #include "kernels/port/hip_port.hpp"
+#include "kernels/port/grid_dependency.hpp"
 #include "kernels/port/async_copy.hpp"
 #include "kernels/skinny_gemm/skinny_device.hpp"
 #include "kernels/skinny_gemm/skinny_launch_detail.hpp"
@@ -65,6 +66,8 @@ __device__ __forceinline__ void stage_rows(port::lds_ptr<std::uint16_t> dst, con
 template <bool F16>
 __global__ void __launch_bounds__(256) skinny_gemm_kernel(KParams p) {
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  port::wait_for_previous_grid();  // before any global access (the launch may overlap the previous kernel)
+  port::allow_next_grid();
   const int tid = static_cast<int>(threadIdx.x);
   const detail::TileRef tr = detail::tile_of_block(p, static_cast<int>(blockIdx.x));  // one slice (n0 = 0) here
   const int tile = tr.m_tile;
@@ -202,7 +205,8 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
   else if (ka.mma) kernel = detail::mma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles);
 #endif
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
-                         ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges)};
+                         ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges),
+                         ka.overlap_previous};
   try {
     port::launch(kernel, cfg, p);
   } catch (const port::Error& e) {

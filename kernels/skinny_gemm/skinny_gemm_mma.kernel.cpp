@@ -15,6 +15,7 @@
 // Sums are in a fixed order per plan: bit-identical run to run. The MMA loop has no data-dependent branch (8-row
 // blocks of a past N multiply zeros), so every MMA runs converged on 32-lane groups and on 64-lane sim waves.
 #include "kernels/port/hip_port.hpp"
+#include "kernels/port/grid_dependency.hpp"
 #include "kernels/port/async_copy.hpp"
 #include "kernels/port/mma.hpp"
 #include "kernels/skinny_gemm/skinny_device.hpp"
@@ -31,6 +32,8 @@ __global__ void __launch_bounds__(256, mma_blocks_per_sm(NBW, MT)) skinny_gemm_m
   constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
   constexpr int PK = kMmaPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  port::wait_for_previous_grid();  // before any global access (the launch may overlap the previous kernel)
+  port::allow_next_grid();
   const int tid = static_cast<int>(threadIdx.x);
   const TileRef tr = tile_of_block(p, static_cast<int>(blockIdx.x));  // one slice (n0 = 0) on this path
   const int tile = tr.m_tile, ks = tr.ks;

@@ -17,6 +17,7 @@
 // multiple of 8 rows of 128 bytes); a box is at most 256 rows (tile_m, padded N) and a step never crosses the
 // shard's K end (the step divides the chunk). Sums are in a fixed order per plan: bit-identical run to run.
 #include "kernels/port/hip_port.hpp"
+#include "kernels/port/grid_dependency.hpp"
 #include "kernels/port/async_copy.hpp"  // finish_tile's readback
 #include "kernels/port/mma.hpp"
 #include "kernels/port/tma.hpp"
@@ -59,6 +60,9 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     port::mbarrier_init_fence();
   }
   __syncthreads();
+  // The prologue above touches no global memory: with overlap_previous it runs while the previous kernel finishes.
+  port::wait_for_previous_grid();
+  port::allow_next_grid();
 
   const std::int64_t k_begin = static_cast<std::int64_t>(tr.ks) * p.chunks_per_shard * p.k_chunk;
   const std::int64_t shard_end = k_begin + static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;

@@ -53,6 +53,7 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.lds_bytes = plan.lds_alloc_bytes;
   a.grid = plan.grid;
   a.block = plan.block;
+  a.overlap_previous = plan.overlap_previous;
   return a;
 }
 

@@ -285,6 +285,7 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   p.k_rnd = ceil_div(chunks, p.chunks_per_shard);
   p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
   p.grid = p.tiles_m * p.n_slices * p.k_rnd;
+  p.overlap_previous = opt.overlap_previous && arch.arch == port::Arch::sm_90;
 
   // LDS phases. All share one allocation; barriers separate them.
   p.lds_main = p.mma ? mma_ring_bytes(p, p.mma_warps_m, p.mma_panels) : main_footprint(p.n_p2, p.tile_m, p.k_chunk);

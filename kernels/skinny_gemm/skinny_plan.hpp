@@ -58,6 +58,9 @@ struct SkinnyOptions {
   // to the padded N). Fewer than the padded N splits the output rows into ceil(N / rows) slices, one workgroup per
   // (M-tile, slice, K-shard): more workgroups without a split-K tail, each re-reading its M-tile's b (mostly from L2).
   int force_slice_rows = 0;
+  // sm_90: launch as a programmatic dependent launch (LaunchConfig::overlap_previous): the kernel is scheduled while
+  // the previous kernel on the stream finishes and waits for it before touching memory. false: a plain launch.
+  bool overlap_previous = true;
 };
 
 struct LdsPhase {
@@ -195,6 +198,7 @@ struct SkinnyPlan {
   std::int64_t cu_needed = 0;   // tiles_m · ceil(K / base chunk) (the appendix's CuNeeded)
 
   // Launch.
+  bool overlap_previous = false;  // programmatic dependent launch (sm_90 plans unless the options turn it off)
   std::int64_t grid = 1;  // tiles_m · n_slices · k_rnd workgroups, 1-D
   int block = kBlockThreads;
 

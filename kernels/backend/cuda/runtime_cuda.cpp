@@ -319,9 +319,23 @@ void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   if (cudaError_t e = cudaStreamIsCapturing(s, &st); e != cudaSuccess) fail("cudaStreamIsCapturing", e);
   record_launch(cfg, s, st == cudaStreamCaptureStatusActive);
-  if (cudaError_t e = cudaLaunchKernel(kernel, d3(cfg.grid), d3(cfg.block), args, cfg.dynamic_lds_bytes, s);
-      e != cudaSuccess)
+  if (cfg.overlap_previous) {  // programmatic dependent launch (kernels/port/grid_dependency.hpp)
+    cudaLaunchAttribute attr[1]{};
+    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    attr[0].val.programmaticStreamSerializationAllowed = 1;
+    cudaLaunchConfig_t lc{};
+    lc.gridDim = d3(cfg.grid);
+    lc.blockDim = d3(cfg.block);
+    lc.dynamicSmemBytes = cfg.dynamic_lds_bytes;
+    lc.stream = s;
+    lc.attrs = attr;
+    lc.numAttrs = 1;
+    if (cudaError_t e = cudaLaunchKernelExC(&lc, kernel, args); e != cudaSuccess)
+      fail("cudaLaunchKernelExC(programmatic stream serialization)", e);
+  } else if (cudaError_t e = cudaLaunchKernel(kernel, d3(cfg.grid), d3(cfg.block), args, cfg.dynamic_lds_bytes, s);
+             e != cudaSuccess) {
     fail("cudaLaunchKernel", e);
+  }
   if (cudaError_t e = cudaGetLastError(); e != cudaSuccess) fail("cudaGetLastError (after launch)", e);
 }
 }  // namespace detail

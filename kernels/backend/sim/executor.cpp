@@ -222,6 +222,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
     t.ctx.lane = i % b->wave_size;
     t.ctx.wave = i / b->wave_size;
     t.ctx.block = b;
+    t.ctx.awaiting_previous_grid = cfg.overlap_previous;
     t.state = ThreadState::ready;
     t.fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get()}, [this, &t, b, body](ctx::fiber&& s) {
       t.sched = std::move(s);

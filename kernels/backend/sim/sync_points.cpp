@@ -1,6 +1,8 @@
 // sim backend: the places where a GPU thread may wait or be preempted: __syncthreads (all threads of the block),
 // wave exchanges and votes (all lanes of the wave, exact), atomics and fences (random schedule only).
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/backend/sim/sim_internal.hpp"
 
@@ -23,7 +25,20 @@ void preempt_point() {
   ex.yield_current(ThreadState::ready);
 }
 
+void check_previous_grid_waited(const char* what) {
+  if (g_current && g_current->awaiting_previous_grid)
+    throw std::runtime_error(std::string("global memory ") + what +
+                             " before port::wait_for_previous_grid() in a launch with overlap_previous (programmatic "
+                             "dependent launch: the previous kernel on the stream may still be writing it)");
+}
+
+void wait_previous_grid() {
+  if (g_current) g_current->awaiting_previous_grid = false;
+  preempt_point();
+}
+
 void preempt_global_access() {
+  check_previous_grid_waited("access");
   if (Executor::get().options.preempt_global) preempt_point();
 }
 

@@ -29,6 +29,7 @@ struct ThreadCtx {
   int linear = 0;  // linear thread index in the block
   int lane = 0, wave = 0;
   BlockExec* block = nullptr;
+  bool awaiting_previous_grid = false;  // launched with overlap_previous and wait_for_previous_grid() not yet called
 };
 extern thread_local ThreadCtx* g_current;
 
@@ -48,7 +49,9 @@ void lds_access(int array, std::int64_t byte_offset, void* buf, std::size_t n, L
 // ---- sync points ----
 void syncthreads(const std::source_location& loc);
 void preempt_point();            // random schedule may switch to another thread here
-void preempt_global_access();    // only when Options::preempt_global
+void preempt_global_access();    // only when Options::preempt_global; first checks the grid dependency wait
+void check_previous_grid_waited(const char* what);  // throws when a global access precedes wait_for_previous_grid
+void wait_previous_grid();       // kernels/port/grid_dependency.hpp
 enum class WaveOp : int { shfl, shfl_xor, shfl_up, shfl_down, ballot, any, all };
 // Every lane of the wave deposits `bytes` of value and the lane it reads; returns when the exchange is complete.
 void wave_exchange(WaveOp op, const void* value, std::size_t bytes, int src_lane, void* out,
@@ -210,6 +213,7 @@ inline int __lane_id() { return ::dsv4::port::sim::detail::g_current->lane; }
 #define DSV4_SIM_ATOMIC(name, expr)                                   \
   template <class T>                                                  \
   T name(T* addr, T v) {                                              \
+    ::dsv4::port::sim::detail::check_previous_grid_waited("atomic");  \
     ::dsv4::port::sim::detail::preempt_point();                       \
     std::atomic_ref<T> a(*addr);                                      \
     return expr;                                                      \
@@ -223,6 +227,7 @@ DSV4_SIM_ATOMIC(atomicXor, a.fetch_xor(v))
 #undef DSV4_SIM_ATOMIC
 template <class T>
 T atomicMax(T* addr, T v) {
+  ::dsv4::port::sim::detail::check_previous_grid_waited("atomic");
   ::dsv4::port::sim::detail::preempt_point();
   std::atomic_ref<T> a(*addr);
   T old = a.load();
@@ -231,6 +236,7 @@ T atomicMax(T* addr, T v) {
 }
 template <class T>
 T atomicMin(T* addr, T v) {
+  ::dsv4::port::sim::detail::check_previous_grid_waited("atomic");
   ::dsv4::port::sim::detail::preempt_point();
   std::atomic_ref<T> a(*addr);
   T old = a.load();
@@ -239,6 +245,7 @@ T atomicMin(T* addr, T v) {
 }
 template <class T>
 T atomicCAS(T* addr, T compare, T v) {
+  ::dsv4::port::sim::detail::check_previous_grid_waited("atomic");
   ::dsv4::port::sim::detail::preempt_point();
   std::atomic_ref<T> a(*addr);
   a.compare_exchange_strong(compare, v);

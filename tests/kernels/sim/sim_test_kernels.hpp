@@ -35,6 +35,9 @@ void ticket_order(int* counter, int* order, int tag, int blocks, int threads, St
 void throwing_kernel(int* out, int blocks, int threads, int throw_block, int throw_thread);
 // Every thread stores a 16-byte vector at out + byte_offset + 16 * thread (global_store).
 void vector_store(void* out, int threads, int byte_offset);
+// Launched with overlap_previous (programmatic dependent launch): every thread calls wait_for_previous_grid() and
+// stores out[t] = t + 1 (global_store), or, with store_first, stores before waiting (the planted defect).
+void store_after_grid_wait(int* out, int threads, bool store_first);
 // A static LDS array of `kilobytes` KiB (templated sizes 48, 100, 200); thread 0 writes/reads it; *out = 5.
 void big_static_lds(int* out, int kilobytes);
 // Dynamic LDS of `bytes`: thread t stores float4(t, t+.25, t+.5, t+.75) via lds_store_vec at element 4t, carves a

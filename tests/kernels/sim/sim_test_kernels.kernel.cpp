@@ -5,6 +5,7 @@
 #include <stdexcept>
 
 #include "kernels/port/hip_port.hpp"
+#include "kernels/port/grid_dependency.hpp"
 
 namespace dsv4::test::simk {
 using namespace dsv4::port;
@@ -146,6 +147,18 @@ __global__ void vector_store_k(unsigned char* out, int byte_offset) {
 }
 void vector_store(void* out, int threads, int byte_offset) {
   launch(vector_store_k, cfg("vector_store", Dim3(1), Dim3(threads)), static_cast<unsigned char*>(out), byte_offset);
+}
+
+__global__ void store_after_grid_wait_k(int* out, int store_first) {
+  const int t = static_cast<int>(threadIdx.x);
+  if (store_first) dsv4::port::global_store(out + t, -1);
+  dsv4::port::wait_for_previous_grid();
+  dsv4::port::global_store(out + t, t + 1);
+}
+void store_after_grid_wait(int* out, int threads, bool store_first) {
+  LaunchConfig c = cfg("store_after_grid_wait", Dim3(1), Dim3(threads));
+  c.overlap_previous = true;
+  launch(store_after_grid_wait_k, c, out, store_first ? 1 : 0);
 }
 
 template <int KiB>

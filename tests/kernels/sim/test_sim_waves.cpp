@@ -154,5 +154,26 @@ TEST_F(SimDivergence, MisalignedVectorGlobalStoreFailsTheLaunch) {
   EXPECT_EQ(r.count(ViolationKind::kernel_exception), 1u) << r.to_string();
 }
 
+// A launch that may overlap the previous kernel (programmatic dependent launch) must wait for it before touching
+// global memory: a store before port::wait_for_previous_grid() fails the launch, naming the rule.
+TEST_F(SimDivergence, GlobalAccessBeforeGridDependencyWaitFailsTheLaunch) {
+  DeviceBuffer out(sizeof(int) * 32);
+  out.memset(0);
+  simk::store_after_grid_wait(out.as<int>(), 32, false);
+  dsv4::port::device_synchronize();
+  const auto v = out.to_host<int>();
+  for (int t = 0; t < 32; ++t) ASSERT_EQ(v[static_cast<std::size_t>(t)], t + 1);
+  simk::store_after_grid_wait(out.as<int>(), 32, true);
+  try {
+    dsv4::port::device_synchronize();
+    FAIL() << "a global store before wait_for_previous_grid must fail the launch";
+  } catch (const dsv4::port::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("before port::wait_for_previous_grid()"), std::string::npos) << m;
+  }
+  const sim::Report r = sim::take_report();
+  EXPECT_EQ(r.count(ViolationKind::kernel_exception), 1u) << r.to_string();
+}
+
 }  // namespace
 }  // namespace dsv4::test
