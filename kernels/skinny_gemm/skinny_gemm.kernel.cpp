@@ -67,7 +67,6 @@ template <bool F16>
 __global__ void __launch_bounds__(256) skinny_gemm_kernel(KParams p) {
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   port::wait_for_previous_grid();  // before any global access (the launch may overlap the previous kernel)
-  port::allow_next_grid();
   const int tid = static_cast<int>(threadIdx.x);
   const detail::TileRef tr = detail::tile_of_block(p, static_cast<int>(blockIdx.x));  // one slice (n0 = 0) here
   const int tile = tr.m_tile;
@@ -120,6 +119,7 @@ SKINNY_UNROLL
     __syncthreads();
   }
 
+  port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
   // ---- 2. k-group reduction, publish the shard's partial tile ----
   const int outs = p.n_p2 * TM;  // outputs of the tile; output o = n * TM + m_local
   float* slab = p.partials + (static_cast<std::int64_t>(tr.ks) * p.tiles_m * p.n_slices + tr.index) * outs;

@@ -33,7 +33,6 @@ __global__ void __launch_bounds__(256, mma_blocks_per_sm(NBW, MT)) skinny_gemm_m
   constexpr int PK = kMmaPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   port::wait_for_previous_grid();  // before any global access (the launch may overlap the previous kernel)
-  port::allow_next_grid();
   const int tid = static_cast<int>(threadIdx.x);
   const TileRef tr = tile_of_block(p, static_cast<int>(blockIdx.x));  // one slice (n0 = 0) on this path
   const int tile = tr.m_tile, ks = tr.ks;
@@ -153,6 +152,7 @@ SKINNY_UNROLL
         for (int i = 0; i < 4; ++i) acc[0][mt][nb][i] += acc[1][mt][nb][i];
   }
 
+  port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
   // ---- 2. k-group reduction (ascending group order), publish the shard's partial tile; 3-4 ----
   publish_tile<F16>(p, smem, tr, tid, grp, 8 * NBW * p.warps_n, [&](auto&& store) {
 SKINNY_UNROLL
