@@ -135,6 +135,20 @@ TEST_F(SimDivergence, KernelExceptionFailsOnlyThatLaunch) {
   for (int i = 0; i < 4 * 64; ++i) ASSERT_EQ(v[static_cast<std::size_t>(i)], 1);
 }
 
+// The launch in flight fails at the next synchronisation with an error containing `what`, reported as exactly one
+// kernel exception.
+void expect_launch_fails_with(const std::string& what) {
+  try {
+    dsv4::port::device_synchronize();
+    ADD_FAILURE() << "the launch must fail with: " << what;
+  } catch (const dsv4::port::Error& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find(what), std::string::npos) << m;
+  }
+  const sim::Report r = sim::take_report();
+  EXPECT_EQ(r.count(ViolationKind::kernel_exception), 1u) << r.to_string();
+}
+
 TEST_F(SimDivergence, MisalignedVectorGlobalStoreFailsTheLaunch) {
   DeviceBuffer out(16 * 32 + 16);
   out.memset(0);
@@ -143,15 +157,7 @@ TEST_F(SimDivergence, MisalignedVectorGlobalStoreFailsTheLaunch) {
   const auto ok = out.to_host<std::uint32_t>();
   EXPECT_EQ(ok[4 + 4 * 5 + 3], 5u);  // thread 5's last word
   simk::vector_store(out.data(), 32, 8);  // 8-byte aligned 16-byte stores fault on a GPU
-  try {
-    dsv4::port::device_synchronize();
-    FAIL() << "a misaligned 16-byte store must fail the launch";
-  } catch (const dsv4::port::Error& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("misaligned global store of 16 B"), std::string::npos) << m;
-  }
-  const sim::Report r = sim::take_report();
-  EXPECT_EQ(r.count(ViolationKind::kernel_exception), 1u) << r.to_string();
+  expect_launch_fails_with("misaligned global store of 16 B");
 }
 
 // A launch that may overlap the previous kernel (programmatic dependent launch) must wait for it before touching
@@ -164,15 +170,7 @@ TEST_F(SimDivergence, GlobalAccessBeforeGridDependencyWaitFailsTheLaunch) {
   const auto v = out.to_host<int>();
   for (int t = 0; t < 32; ++t) ASSERT_EQ(v[static_cast<std::size_t>(t)], t + 1);
   simk::store_after_grid_wait(out.as<int>(), 32, true);
-  try {
-    dsv4::port::device_synchronize();
-    FAIL() << "a global store before wait_for_previous_grid must fail the launch";
-  } catch (const dsv4::port::Error& e) {
-    const std::string m = e.what();
-    EXPECT_NE(m.find("before port::wait_for_previous_grid()"), std::string::npos) << m;
-  }
-  const sim::Report r = sim::take_report();
-  EXPECT_EQ(r.count(ViolationKind::kernel_exception), 1u) << r.to_string();
+  expect_launch_fails_with("before port::wait_for_previous_grid()");
 }
 
 }  // namespace

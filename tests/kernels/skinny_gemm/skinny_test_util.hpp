@@ -180,6 +180,19 @@ inline std::string run_plan_and_check(const sk::SkinnyPlan& plan, sk::SkinnyWork
          std::to_string(rc.failing_rows.front()) + ".." + std::to_string(rc.failing_rows.back()) + ")";
 }
 
+// The shape of case `idx` of the warpgroup sweeps: M = 200 (a partial M-tile for every tile width), K = 1032,
+// padded a on every fourth case, fp16 on every third, the given bias.
+inline sk::SkinnyShape sweep_shape(std::int64_t n, int idx, sk::BiasShape bias) {
+  sk::SkinnyShape s;
+  s.n = n;
+  s.m = 200;
+  s.k = 1032;
+  s.lda = idx % 4 == 1 ? 1072 : 0;
+  s.dtype = idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16;
+  s.bias = bias;
+  return s;
+}
+
 struct LayoutSweep {
   int cases = 0, one_per_sm = 0, refused = 0;  // run, of which planned for one workgroup per SM; refused as expected
   std::vector<std::string> failures;  // wrong results, and refusals other than the expected ones
@@ -200,13 +213,7 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
       for (int wm : {2, 1})
         for (int cps : {1, 3})
         for (int res : {2, 1}) {
-          sk::SkinnyShape s;
-          s.n = n;
-          s.m = 200;
-          s.k = 1032;
-          s.lda = idx % 4 == 1 ? 1072 : 0;
-          s.dtype = idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16;
-          s.bias = idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m;
+          const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m);
           ++idx;
           const sk::SkinnyPlan plan =
               sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, res, sk::wgmma_unsliced_rows(n)});
@@ -243,13 +250,7 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
   for (const auto& [n, rows] : std::initializer_list<std::pair<std::int64_t, int>>{
            {16, 8}, {20, 8}, {20, 16}, {40, 16}, {65, 32}, {65, 64}, {100, 32}, {128, 64}, {128, 16}})
     for (int cps : {1, 3}) {
-      sk::SkinnyShape s;
-      s.n = n;
-      s.m = 200;
-      s.k = 1032;
-      s.lda = idx % 4 == 1 ? 1072 : 0;
-      s.dtype = idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16;
-      s.bias = idx % 2 ? sk::BiasShape::m : sk::BiasShape::nm;
+      const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::m : sk::BiasShape::nm);
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];
       ++idx;
       const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, 0, rows});

@@ -9,6 +9,7 @@
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
 #include "reference/registry/op_descriptor.hpp"
+#include "tests/kernels/skinny_gemm/skinny_sweep_checks.hpp"
 #include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
 #include "tests/support/seed.hpp"
 
@@ -101,17 +102,7 @@ TEST(SkinnyDevice, EveryWgmmaLayoutMatchesReferencePerRow) {
   if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
     GTEST_SKIP() << "the warpgroup kernel runs on sm_90 devices (sim: test_skinny_mma_sim)";
   auto rng = dsv4::test::rng_for_current_test();
-  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
-  port::Stream st;
-  const LayoutSweep r = sweep_wgmma_layouts(port::device_profile(), pool, st, rng);
-  for (const auto& f : r.failures) ADD_FAILURE() << f;
-  std::cout << "[skinny] wgmma layouts: " << r.cases << " cases, " << r.failures.size() << " failing\n";
-  // Every one of the 38 layouts at one workgroup per SM, 12 of them also at two (the rest are built for one and
-  // refused at two, as is the one layout over budget at either).
-  EXPECT_EQ(r.cases, 50);
-  EXPECT_EQ(r.one_per_sm, 38);
-  EXPECT_EQ(r.refused, 30);
-  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+  check_wgmma_sweep(WgmmaSweep::layouts, "[skinny]", rng);
 }
 
 // Output-row slices of the warpgroup kernel (sweep_wgmma_slices) on an sm_90 device; the sim covers them in
@@ -121,13 +112,7 @@ TEST(SkinnyDevice, WgmmaOutputRowSlicesMatchReferencePerRow) {
   if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
     GTEST_SKIP() << "the warpgroup kernel runs on sm_90 devices (sim: test_skinny_mma_sim)";
   auto rng = dsv4::test::rng_for_current_test();
-  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
-  port::Stream st;
-  const LayoutSweep r = sweep_wgmma_slices(port::device_profile(), pool, st, rng);
-  for (const auto& f : r.failures) ADD_FAILURE() << f;
-  std::cout << "[skinny] wgmma slices: " << r.cases << " cases, " << r.failures.size() << " failing\n";
-  EXPECT_EQ(r.cases, 18);
-  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+  check_wgmma_sweep(WgmmaSweep::slices, "[skinny]", rng);
 }
 
 // Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU

@@ -7,6 +7,7 @@
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
+#include "tests/kernels/skinny_gemm/skinny_sweep_checks.hpp"
 #include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
 #include "tests/support/seed.hpp"
 
@@ -118,17 +119,7 @@ TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
 // hardware's swizzled addresses.
 TEST_F(SkinnyMmaSim, EveryWgmmaLayoutMatchesReferencePerRow) {
   auto rng = dsv4::test::rng_for_current_test();
-  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
-  port::Stream st;
-  const LayoutSweep r = sweep_wgmma_layouts(port::device_profile(), pool, st, rng);
-  for (const auto& f : r.failures) ADD_FAILURE() << f;
-  std::cout << "[skinny mma sim] wgmma layouts: " << r.cases << " cases, " << r.failures.size() << " failing\n";
-  // Every one of the 38 layouts at one workgroup per SM, 12 of them also at two (the rest are built for one and
-  // refused at two, as is the one layout over budget at either).
-  EXPECT_EQ(r.cases, 50);
-  EXPECT_EQ(r.one_per_sm, 38);
-  EXPECT_EQ(r.refused, 30);
-  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+  check_wgmma_sweep(WgmmaSweep::layouts, "[skinny mma sim]", rng);
 }
 
 // Output-row slices (sweep_wgmma_slices): each slice's workgroup stores only its rows, with its rows of bias. Under
@@ -141,13 +132,7 @@ TEST_F(SkinnyMmaSim, WgmmaOutputRowSlicesMatchReferencePerRow) {
   o.preempt_global = true;
   o.seed = dsv4::test::test_seed("skinny_wgmma_slices");
   port::sim::set_options(o);
-  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
-  port::Stream st;
-  const LayoutSweep r = sweep_wgmma_slices(port::device_profile(), pool, st, rng);
-  for (const auto& f : r.failures) ADD_FAILURE() << f;
-  std::cout << "[skinny mma sim] wgmma slices: " << r.cases << " cases, " << r.failures.size() << " failing\n";
-  EXPECT_EQ(r.cases, 18);
-  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+  check_wgmma_sweep(WgmmaSweep::slices, "[skinny mma sim]", rng);
 }
 
 TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {

@@ -1,0 +1,39 @@
+// GoogleTest checks of the warpgroup-kernel sweeps (skinny_test_util.hpp), shared by the device test and the sim
+// test: run the sweep on the current device through a fresh pool and stream, report every failing case, expect the
+// case counts the sweep must reach, and every split-K counter back at zero.
+#pragma once
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <iostream>
+#include <random>
+#include <string>
+
+#include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
+
+namespace dsv4::test::skinny {
+
+enum class WgmmaSweep { layouts, slices };
+
+inline void check_wgmma_sweep(WgmmaSweep which, const std::string& label, std::mt19937_64& rng) {
+  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
+  port::Stream st;
+  const bool layouts = which == WgmmaSweep::layouts;
+  const LayoutSweep r = layouts ? sweep_wgmma_layouts(port::device_profile(), pool, st, rng)
+                                : sweep_wgmma_slices(port::device_profile(), pool, st, rng);
+  for (const auto& f : r.failures) ADD_FAILURE() << f;
+  std::cout << label << (layouts ? " wgmma layouts: " : " wgmma slices: ") << r.cases << " cases, "
+            << r.failures.size() << " failing\n";
+  if (layouts) {
+    // Every one of the 38 layouts at one workgroup per SM, 12 of them also at two (the rest are built for one and
+    // refused at two, as is the one layout over budget at either).
+    EXPECT_EQ(r.cases, 50);
+    EXPECT_EQ(r.one_per_sm, 38);
+    EXPECT_EQ(r.refused, 30);
+  } else {
+    EXPECT_EQ(r.cases, 18);  // every forced slicing admitted
+  }
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
+}
+
+}  // namespace dsv4::test::skinny
