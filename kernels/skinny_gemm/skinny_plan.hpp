@@ -232,12 +232,13 @@ struct SkinnyPlan {
 //     shared by the workgroups resident on the SM; a workgroup costs the larger of the two plus block_us;
 //   * a split adds the partials written and read back at the copy bandwidth, a serial tail (fence, counter) and
 //     the last arriver's readback of every shard's slab at readback_gbs.
-// The defaults are a fit (bench/kernels/fit_skinny_model, session 5) to H200 sweeps of every forced layout
-// (bench/kernels/data/skinny_sweep_h200.txt, each layout's fastest of two or three runs, both residencies of the
-// warpgroup kernel): the model's pick among the swept layouts is within 0.3 % of the fastest on average over the 54
-// benchmark shapes, 3.5 % at worst (N=1 K=7168 M=4096). The constants are effective values that make the right
-// choices, not measurements: e.g. the m16n8k16 rate absorbs that kernel's per-step overheads. One layout's timings
-// differ by up to ~5 % between H200 runs, so finer fits would follow noise.
+// The defaults are a fit (bench/kernels/fit_skinny_model, session 6) to H200 sweeps of every forced layout, both
+// residencies and output-row slicings of the warpgroup kernel, checked on the committed sweeps with programmatic
+// dependent launch (bench/kernels/data/skinny_sweep_h200.txt, each layout's fastest of three runs): the model's pick
+// among the swept layouts is within 0.5 % of the fastest on average over the 54 benchmark shapes, 7.3 % at worst
+// (N=128 K=16384 M=7168). The constants are effective values that make the right choices, not measurements: e.g.
+// the split tail and the m16n8k16 rate absorb per-launch and per-step overheads. One layout's timings differ by up
+// to ~5 % between H200 runs (~10 % for the largest shapes), so finer fits would follow noise.
 struct SkinnyTimeModel {
   double copy_gbs = 1683;           // device copy bandwidth shared by concurrent workgroups
   double latency_us = 7.927;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
