@@ -4,6 +4,8 @@
 // padded rows of a, both CHUNKK values; bit-determinism under random schedules; counters back at zero.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <random>
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
@@ -133,6 +135,39 @@ TEST_F(SkinnyMmaSim, WgmmaOutputRowSlicesMatchReferencePerRow) {
   o.seed = dsv4::test::test_seed("skinny_wgmma_slices");
   port::sim::set_options(o);
   check_wgmma_sweep(WgmmaSweep::slices, "[skinny mma sim]", rng);
+}
+
+// Random shapes on the warpgroup path with a random slicing (or the model's), a random shard length and bias:
+// every admitted plan must match the float64 reference per row. The seed line above a failure reproduces it.
+TEST_F(SkinnyMmaSim, RandomShapesWithRandomSlicesMatchReferencePerRow) {
+  auto rng = dsv4::test::rng_for_current_test();
+  sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
+  port::Stream st;
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  int sliced = 0;
+  for (int i = 0; i < 16; ++i) {
+    sk::SkinnyShape s;
+    s.n = pick(1, 128);
+    s.m = pick(1, 260);
+    s.k = 8 * pick(1, 200);
+    s.lda = pick(0, 3) == 0 ? s.k + 8 * pick(1, 4) : 0;
+    s.dtype = pick(0, 1) ? sk::ElemType::bf16 : sk::ElemType::f16;
+    s.bias = static_cast<sk::BiasShape>(pick(0, 3));
+    sk::SkinnyOptions o;
+    o.force_kernel = 2;
+    const int most = sk::wgmma_unsliced_rows(s.n);
+    o.force_slice_rows = pick(0, 2) == 0 ? 0 : std::max(8, most >> pick(0, 3));
+    o.force_chunks_per_shard = pick(0, 2);  // 0: the model's
+    const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), o);
+    ASSERT_TRUE(plan.ok) << plan.describe();
+    ASSERT_TRUE(plan.wgmma) << plan.describe();
+    if (plan.n_slices > 1) ++sliced;
+    const std::string f = run_plan_and_check(plan, pool, st, rng, pick(0, 3) == 0, 0);
+    EXPECT_TRUE(f.empty()) << "case " << i << ": " << f;
+  }
+  std::cout << "[skinny mma sim] random wgmma shapes: 16 cases, " << sliced << " with more than one slice\n";
+  EXPECT_GE(sliced, 4);  // the draw reaches the sliced plans (tests the test)
+  for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
 TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {
