@@ -126,6 +126,8 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
                         {plan.wgmma ? "warpgroup_tile" : "warp_tile", {16 * plan.mma_m_tiles, 8 * plan.mma_n_blocks}},
                         {plan.wgmma ? "warpgroups" : "warps", {plan.mma_warps_m, plan.mma_warps_n}},
                         {"k_groups", plan.k_groups},
+                        {"output_row_slices", {plan.n_slices, plan.slice_rows}},
+                        {"overlap_previous", plan.overlap_previous},
                         {"ring", {plan.mma_stages, plan.mma_panels, plan.wgmma ? kWgmmaPanelK : kMmaPanelK}},
                         {"model_us", plan.mma_model_cost}};
   const SkinnyTileMap tm = plan.tile_map();

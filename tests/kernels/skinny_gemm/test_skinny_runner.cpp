@@ -4,6 +4,8 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
+#include <vector>
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/port/runtime.hpp"
@@ -71,6 +73,32 @@ TEST(SkinnyRunner, MatchesRegistryReferenceOnGeneratedCases) {
           << plan.dump();
     }
   }
+}
+
+// The registry run on the sim's sm_90 profile reports the tensor-core layout a kernel engineer needs to reproduce it:
+// the output-row slicing (consistent with N and with the plan text) and the launch mode.
+TEST(SkinnyRunner, Sm90PlanJsonNamesSlicesAndLaunchMode) {
+  if (dsv4::port::backend() != dsv4::port::Backend::sim) GTEST_SKIP() << "runs the sm_90 profile on sim";
+  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
+  auto rng = dsv4::test::rng_for_current_test();
+  const dsv4::OpCase c = d.generate(rng, Json{{"N", 100}, {"K", 520}, {"M", 40}, {"dtype", "bf16"}, {"bias", "nm"}});
+  dsv4::kernels::RunOptions o;
+  o.arch = "sm_90";
+  Json plan;
+  const dsv4::Outputs got = run_kernel(c, o, &plan);
+  const auto bad = failing_rows(got.at("out"), dsv4::run_reference("skinny_gemm", c).at("out"));
+  EXPECT_TRUE(bad.empty()) << plan.value("text", "") << ": first failing row " << bad.front();
+  ASSERT_TRUE(plan.contains("tensor_core")) << plan.dump();
+  const Json& tc = plan.at("tensor_core");
+  EXPECT_TRUE(tc.at("overlap_previous").get<bool>()) << tc.dump();
+  const auto slices = tc.at("output_row_slices").get<std::vector<std::int64_t>>();
+  ASSERT_EQ(slices.size(), 2u);
+  EXPECT_GE(slices[0] * slices[1], 100) << tc.dump();
+  EXPECT_LT((slices[0] - 1) * slices[1], 100) << tc.dump();
+  if (tc.at("kernel").get<std::string>() == "wgmma.m64nNk16")
+    EXPECT_NE(plan.value("text", "").find("slices=" + std::to_string(slices[0]) + "x" + std::to_string(slices[1])),
+              std::string::npos)
+        << plan.dump();
 }
 
 TEST(SkinnyRunner, ZooVariantReadbackOnePassFailsOnlyTheSecondNTile) {
