@@ -1,12 +1,14 @@
 // Fits the sm_90 skinny GEMM time model (SkinnyTimeModel, kernels/skinny_gemm/skinny_plan.hpp) to H200 timings of
 // every forced layout (bench_skinny_gemm with DSV4_BENCH_SWEEP=2; the lines "layout N K M | kernel m_tiles= warps_m=
-// panels= resident= [slice_rows=] cps= k_rnd= grid= | T us"; without slice_rows, an unsliced plan). Host-only: it rebuilds each layout's plan with the same forced options as the
-// benchmark, checks that the plan still has the swept shard count, grid, panels and residency (else the sweep is from
-// other kernels or plans and must be redone), and scores a model by how much slower the layout it picks per shape is than the fastest one:
-// the geometric mean and the worst of t(pick) / t(best) over the shapes. Several sweep files may be given: a layout
+// panels= resident= [slice_rows=] cps= k_rnd= grid= | T us"; without slice_rows, an unsliced plan). Host-only: it
+// rebuilds each layout's plan with the same forced options as the benchmark, checks that the plan still has the
+// swept shard count, grid, panels, residency and slicing (else the sweep is from other kernels or plans and must be
+// redone), and scores a model by how much slower the layout it picks per shape is than the fastest one: the
+// geometric mean and the worst of t(pick) / t(best) over the shapes. Several sweep files may be given: a layout
 // keeps its fastest timing (single timings vary by a few percent between runs).
-//   fit_skinny_model SWEEP...            random search from the current constants (seeded: same input, same fit);
-//                                        prints the constants, the score and each shape's pick
+//   fit_skinny_model SWEEP...            random search from the current constants (seeded: same input, same fit)
+//                                        minimising the mean, plus a penalty once the worst shape is more than 8 %
+//                                        off; prints the constants, the score and each shape's pick
 //   fit_skinny_model --check SWEEP...    scores the current constants only; exit 1 when the mean exceeds 1 %, the
 //                                        worst 10 %, or a swept layout no longer matches its plan (ctest runs this
 //                                        on bench/kernels/data/skinny_sweep_h200.txt)
