@@ -15,6 +15,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <set>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -196,8 +198,15 @@ int main() {
         if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
           // DSV4_BENCH_SLICES=2,4 (say): only those output-row splits of the warpgroup kernel (default 1,2,4).
-          const char* slices_env = std::getenv("DSV4_BENCH_SLICES");
-          const std::string splits = slices_env ? slices_env : "1,2,4";
+          std::set<int> splits = {1, 2, 4};
+          if (const char* e = std::getenv("DSV4_BENCH_SLICES")) {
+            splits.clear();
+            for (std::istringstream in(e); in.good();) {
+              int v = 0;
+              if (in >> v) splits.insert(v);
+              in.ignore(1);  // the comma
+            }
+          }
           for (int fk : {1, 2})
             for (int split : {1, 2, 4})
             for (int mt : {1, 2, 4, 8})
@@ -205,8 +214,8 @@ int main() {
                 for (int res : {2, 1})
                 for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
                 if (force_kernel != 0 && fk != force_kernel) continue;
-                if (fk == 1 && (res == 1 || split != 1 || splits.find('1') == std::string::npos)) continue;  // m16n8k16: its build's residency, unsliced
-                if (fk == 2 && splits.find(std::to_string(split)) == std::string::npos) continue;
+                if (!splits.count(split)) continue;
+                if (fk == 1 && (res == 1 || split != 1)) continue;  // m16n8k16: its build's residency, unsliced
                 const int rows = sk::wgmma_unsliced_rows(n) / split;
                 if (fk == 2 && rows < 8) continue;
                 const sk::SkinnyPlan f = sk::make_plan(sh, arch,

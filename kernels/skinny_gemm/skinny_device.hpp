@@ -57,10 +57,15 @@ KernelFn wgmma_kernel(bool f16, int n_blocks, int m64);
 struct TileRef {
   int index, m_tile, n0, ks;
 };
+__device__ __forceinline__ int output_tiles(const KParams& p) { return p.tiles_m * p.n_slices; }
 __device__ __forceinline__ TileRef tile_of_block(const KParams& p, int block) {
-  const int tiles = p.tiles_m * p.n_slices;
+  const int tiles = output_tiles(p);
   const int t = block % tiles;
   return {t, t / p.n_slices, (t % p.n_slices) * p.slice_rows, block / tiles};
+}
+// The fp32 slab of shard `ks` of output tile `index` (outs = n_p2 · tile_m floats each), shard-major.
+__device__ __forceinline__ float* slab_of(const KParams& p, int ks, int index, int outs) {
+  return p.partials + (static_cast<std::int64_t>(ks) * output_tiles(p) + index) * outs;
 }
 
 template <bool F16>
@@ -161,7 +166,7 @@ __device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std
                                              int tid, int grp, int np, Put&& put) {
   const int TM = p.tile_m, KG = p.k_groups;
   const int outs = p.n_p2 * TM;
-  float* slab = p.partials + (static_cast<std::int64_t>(t.ks) * p.tiles_m * p.n_slices + t.index) * outs;
+  float* slab = slab_of(p, t.ks, t.index, outs);
   const bool direct = p.k_rnd == 1;
   if (KG == 1 && !direct) {
     put([&](int o, float v) { port::global_store(slab + o, v); });
@@ -217,9 +222,8 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
     Out8 sum[kMaxOwnedGroups] = {};
     for (int b0 = 0; b0 < p.k_rnd; b0 += p.batch_shards) {
       const int bs = (p.k_rnd - b0 < p.batch_shards) ? p.k_rnd - b0 : p.batch_shards;
-      const std::int64_t tiles = static_cast<std::int64_t>(p.tiles_m) * p.n_slices;
-      const float* shard0 = p.partials + (b0 * tiles + t.index) * outs + o0;
-      const std::int64_t shard_stride = tiles * outs;
+      const float* shard0 = slab_of(p, b0, t.index, outs) + o0;
+      const std::int64_t shard_stride = static_cast<std::int64_t>(output_tiles(p)) * outs;
       for (int ksl = 0; ksl < bs; ++ksl)
         for (int q = tid * 4; q < p.pass_outs; q += kBlockThreads * 4) {
           const std::ptrdiff_t dst =

@@ -122,7 +122,7 @@ SKINNY_UNROLL
   port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
   // ---- 2. k-group reduction, publish the shard's partial tile ----
   const int outs = p.n_p2 * TM;  // outputs of the tile; output o = n * TM + m_local
-  float* slab = p.partials + (static_cast<std::int64_t>(tr.ks) * p.tiles_m * p.n_slices + tr.index) * outs;
+  float* slab = detail::slab_of(p, tr.ks, tr.index, outs);
   if (p.k_groups > 1) {
     auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.k_groups) * outs, "kgroup_reduce");
 SKINNY_UNROLL

@@ -18,6 +18,14 @@ const port::ArchProfile& arch_of(int i) {
   return *all[i];
 }
 
+sk::SkinnyShape shape_nmk(std::int64_t n, std::int64_t m, std::int64_t k) {
+  sk::SkinnyShape s;
+  s.n = n;
+  s.m = m;
+  s.k = k;
+  return s;
+}
+
 rc::Gen<sk::SkinnyShape> gen_shape() {
   return rc::gen::apply(
       [](int n, int m, int k8, int pad8, bool f16, int bias) {
@@ -148,10 +156,7 @@ RC_GTEST_PROP(SkinnyPlanProps, ChunkkRuleIsCappedAndNeverFor16RowClass, ()) {
 TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
   // known-bugs #1: N >= 65 (N_p2 = 128, two 64-row N-tiles, 8 KiB per shard), K = 5248, the pre-fix CHUNKK
   // rule picks CHUNKK = 2 -> k_rnd = ceil(5248/256) = 21 -> 21 · 8 KiB = 172,032 B > 163,840 B.
-  sk::SkinnyShape s;
-  s.n = 65;
-  s.m = 16;
-  s.k = 5248;
+  sk::SkinnyShape s = shape_nmk(65, 16, 5248);
   const auto legacy = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0});
   ASSERT_TRUE(legacy.ok) << legacy.reason;
   EXPECT_EQ(legacy.n_p2, 128);
@@ -183,10 +188,7 @@ TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
 }
 
 TEST(SkinnyPlan, OptimisticPredicateUndercountsWhenChunkkIsTwo) {
-  sk::SkinnyShape s;
-  s.n = 40;
-  s.m = 64;
-  s.k = 2048;
+  sk::SkinnyShape s = shape_nmk(40, 64, 2048);
   const auto real = sk::make_plan(s, port::kGfx950);
   ASSERT_EQ(real.chunkk, 2);  // 4·4 tiles·shards = 16, 32 <= 256; ceil(2048/256) = 8 <= 11
   const auto opt = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::optimistic_workspace_predicate, 0});
@@ -197,10 +199,7 @@ TEST(SkinnyPlan, OptimisticPredicateUndercountsWhenChunkkIsTwo) {
 }
 
 TEST(SkinnyPlan, RefusalsNameTheLimit) {
-  sk::SkinnyShape s;
-  s.n = 129;
-  s.m = 64;
-  s.k = 512;
+  sk::SkinnyShape s = shape_nmk(129, 64, 512);
   auto p = sk::make_plan(s, port::kGfx950);
   EXPECT_FALSE(p.ok);
   EXPECT_NE(p.reason.find("N=129"), std::string::npos) << p.reason;
@@ -229,10 +228,7 @@ TEST(SkinnyPlan, RefusalsNameTheLimit) {
 // A warpgroup instance built for two workgroups per SM can be planned for one with a ring twice as deep; an
 // instance built for one cannot be forced to two, and the refusal says so.
 TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
-  sk::SkinnyShape s;
-  s.n = 4;
-  s.m = 7168;
-  s.k = 16384;
+  sk::SkinnyShape s = shape_nmk(4, 7168, 16384);
   sk::SkinnyOptions two{sk::SkinnyVariant::fixed, 0, 1, 0, 4, 2, 2, sk::wgmma_unsliced_rows(s.n)}, one = two;
   one.force_resident = 1;
   const sk::SkinnyPlan p2 = sk::make_plan(s, port::kSm90, two), p1 = sk::make_plan(s, port::kSm90, one);
@@ -252,10 +248,7 @@ TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
 // counter and a slab per (M-tile, slice); slices of N = 65 by 32 rows are 3 (no empty fourth). Other kernels and
 // other row counts are refused, naming the option.
 TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
-  sk::SkinnyShape s;
-  s.n = 128;
-  s.m = 1024;
-  s.k = 2048;
+  sk::SkinnyShape s = shape_nmk(128, 1024, 2048);
   sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, 2, 0, 64};  // 64-row tiles, 4 shards, 2 slices of 64
   const sk::SkinnyPlan two = sk::make_plan(s, port::kSm90, o);
   o.force_slice_rows = 128;
@@ -293,10 +286,7 @@ TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
 
 TEST(SkinnyPlan, Gfx942TilesFitItsSmallLds) {
   // The appendix: the gfx950 N_p2 = 128 A tile alone exceeds 64 KiB; the gfx942 plan picks a smaller chunk.
-  sk::SkinnyShape s;
-  s.n = 128;
-  s.m = 256;
-  s.k = 4096;
+  sk::SkinnyShape s = shape_nmk(128, 256, 4096);
   const auto p = sk::make_plan(s, port::kGfx942);
   ASSERT_TRUE(p.ok) << p.reason;
   EXPECT_EQ(p.k_chunk * p.chunkk, 128);  // (128 + 16) · (256 + 8) · 2 = 76,032 > 65,536; 128 fits

@@ -46,6 +46,15 @@ dsv4::Outputs run_kernel(const dsv4::OpCase& c, const dsv4::kernels::RunOptions&
   return outs;
 }
 
+// A generated case of `shape` run with `o`; the rows failing against the reference (the plan JSON into *plan).
+std::vector<std::int64_t> run_generated(const Json& shape, const dsv4::kernels::RunOptions& o, Json* plan) {
+  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
+  auto rng = dsv4::test::rng_for_current_test();
+  const dsv4::OpCase c = d.generate(rng, shape);
+  const dsv4::Outputs got = run_kernel(c, o, plan);
+  return failing_rows(got.at("out"), dsv4::run_reference("skinny_gemm", c).at("out"));
+}
+
 }  // namespace
 
 TEST(SkinnyRunner, MatchesRegistryReferenceOnGeneratedCases) {
@@ -79,14 +88,11 @@ TEST(SkinnyRunner, MatchesRegistryReferenceOnGeneratedCases) {
 // the output-row slicing (consistent with N and with the plan text) and the launch mode.
 TEST(SkinnyRunner, Sm90PlanJsonNamesSlicesAndLaunchMode) {
   if (dsv4::port::backend() != dsv4::port::Backend::sim) GTEST_SKIP() << "runs the sm_90 profile on sim";
-  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
-  auto rng = dsv4::test::rng_for_current_test();
-  const dsv4::OpCase c = d.generate(rng, Json{{"N", 100}, {"K", 520}, {"M", 40}, {"dtype", "bf16"}, {"bias", "nm"}});
   dsv4::kernels::RunOptions o;
   o.arch = "sm_90";
   Json plan;
-  const dsv4::Outputs got = run_kernel(c, o, &plan);
-  const auto bad = failing_rows(got.at("out"), dsv4::run_reference("skinny_gemm", c).at("out"));
+  const auto bad =
+      run_generated(Json{{"N", 100}, {"K", 520}, {"M", 40}, {"dtype", "bf16"}, {"bias", "nm"}}, o, &plan);
   EXPECT_TRUE(bad.empty()) << plan.value("text", "") << ": first failing row " << bad.front();
   ASSERT_TRUE(plan.contains("tensor_core")) << plan.dump();
   const Json& tc = plan.at("tensor_core");
@@ -103,15 +109,12 @@ TEST(SkinnyRunner, Sm90PlanJsonNamesSlicesAndLaunchMode) {
 
 TEST(SkinnyRunner, ZooVariantReadbackOnePassFailsOnlyTheSecondNTile) {
   if (dsv4::port::backend() != dsv4::port::Backend::sim) GTEST_SKIP() << "the planted LDS overflow is run on sim only";
-  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
-  auto rng = dsv4::test::rng_for_current_test();
-  const dsv4::OpCase c = d.generate(rng, Json{{"N", 80}, {"K", 5248}, {"M", 16}, {"dtype", "bf16"}, {"bias", "m"}});
   dsv4::kernels::RunOptions o;
   o.arch = "gfx950";
   o.variant = "readback_one_pass";
   Json plan;
-  const dsv4::Outputs got = run_kernel(c, o, &plan);
-  const auto bad = failing_rows(got.at("out"), dsv4::run_reference("skinny_gemm", c).at("out"));
+  const auto bad =
+      run_generated(Json{{"N", 80}, {"K", 5248}, {"M", 16}, {"dtype", "bf16"}, {"bias", "m"}}, o, &plan);
   ASSERT_FALSE(bad.empty()) << plan.value("text", "");
   for (std::int64_t r : bad) EXPECT_GE(r, 64) << "row " << r << " is in N-tile 0, which fits the LDS";
   EXPECT_EQ(plan.at("tile_map").at("row_tile").get<std::int64_t>(), 64);
