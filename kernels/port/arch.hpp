@@ -18,11 +18,12 @@ struct ArchProfile {
   std::size_t lds_bytes_per_block; // maximum static + dynamic LDS one block may request
   int compute_units;               // CUs (AMD) or SMs (NVIDIA)
   Fp8Flavor fp8;
+  int max_cluster_blocks;          // workgroups per thread-block cluster at most (portable size on sm_90; 1 on CDNA)
 };
 
-inline constexpr ArchProfile kGfx942{Arch::gfx942, "gfx942", 64, 64 * 1024, 304, Fp8Flavor::fnuz};
-inline constexpr ArchProfile kGfx950{Arch::gfx950, "gfx950", 64, 160 * 1024, 256, Fp8Flavor::ocp};
-inline constexpr ArchProfile kSm90{Arch::sm_90, "sm_90", 32, 227 * 1024, 132, Fp8Flavor::ocp};
+inline constexpr ArchProfile kGfx942{Arch::gfx942, "gfx942", 64, 64 * 1024, 304, Fp8Flavor::fnuz, 1};
+inline constexpr ArchProfile kGfx950{Arch::gfx950, "gfx950", 64, 160 * 1024, 256, Fp8Flavor::ocp, 1};
+inline constexpr ArchProfile kSm90{Arch::sm_90, "sm_90", 32, 227 * 1024, 132, Fp8Flavor::ocp, 8};
 
 constexpr const ArchProfile& profile(Arch a) {
   switch (a) {

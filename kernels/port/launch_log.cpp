@@ -56,7 +56,20 @@ std::uint64_t record_launch(const LaunchConfig& cfg, const void* stream_native, 
 
 std::string describe_launch(const LaunchConfig& cfg) {
   return "kernel '" + std::string(cfg.kernel_name ? cfg.kernel_name : "") + "' grid " + to_string(cfg.grid) +
-         " block " + to_string(cfg.block) + " dynamic LDS " + std::to_string(cfg.dynamic_lds_bytes) + " B";
+         " block " + to_string(cfg.block) + " dynamic LDS " + std::to_string(cfg.dynamic_lds_bytes) + " B" +
+         (cfg.cluster_blocks > 1 ? " cluster " + std::to_string(cfg.cluster_blocks) : "");
+}
+
+std::string cluster_problem(const LaunchConfig& cfg, const ArchProfile& target) {
+  const unsigned c = cfg.cluster_blocks;
+  if (c == 1) return {};
+  if (c == 0) return "cluster_blocks is 0 (1 means no clusters)";
+  if (static_cast<int>(c) > target.max_cluster_blocks)
+    return "a cluster of " + std::to_string(c) + " workgroups exceeds the " + std::string(target.name) + " limit of " +
+           std::to_string(target.max_cluster_blocks) + (target.max_cluster_blocks == 1 ? " (no thread-block clusters)" : "");
+  if (cfg.grid.x % c != 0)
+    return "grid.x = " + std::to_string(cfg.grid.x) + " is not a multiple of the cluster size " + std::to_string(c);
+  return {};
 }
 }  // namespace detail
 

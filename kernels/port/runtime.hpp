@@ -222,6 +222,10 @@ struct LaunchConfig {
   // on its stream finishes, so each of its threads must call port::wait_for_previous_grid() before its first global
   // memory access (sim fails the launch otherwise). cuda: the launch attribute (sm_90); hip and sim: a plain launch.
   bool overlap_previous = false;
+  // Thread-block clusters (kernels/port/cluster.hpp): consecutive groups of this many workgroups along x run at once
+  // on one GPC and may read each other's LDS; grid.x must be a multiple of it and it may not exceed the profile's
+  // max_cluster_blocks (1 on AMD: a launch with more is refused). 1: no clusters.
+  unsigned cluster_blocks = 1;
 };
 
 // Every launch issued so far (most recent last, bounded to the last 4096), with its stream; for the race checker.

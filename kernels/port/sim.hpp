@@ -50,7 +50,9 @@ enum class ViolationKind {
   wave_divergence,        // lanes of a wave at different wave ops, or some lanes never reach it
   deadlock,               // a barrier / wave op that can never complete; detail lists each thread's position
   kernel_exception,       // an exception escaped a kernel thread; the launch fails
-  shuffle_source_inactive // a shuffle read a lane that does not exist in the block (partial wave); returned 0
+  shuffle_source_inactive, // a shuffle read a lane that does not exist in the block (partial wave); returned 0
+  cluster_lds             // another cluster workgroup's LDS (port::cluster_lds) accessed without a port::cluster_sync
+                          //   after a conflicting access, or after that workgroup exited: the launch fails
 };
 std::string_view to_string(ViolationKind k);
 

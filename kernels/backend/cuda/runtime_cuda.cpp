@@ -315,23 +315,36 @@ void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
         e != cudaSuccess)
       fail("cudaFuncSetAttribute(MaxDynamicSharedMemorySize)", e);
   }
+  if (const std::string why = cluster_problem(cfg, device_profile()); !why.empty())
+    throw Error("cuda: launch of " + what + " refused: " + why);
   cudaStream_t s = cfg.stream ? static_cast<cudaStream_t>(cfg.stream->native()) : nullptr;
   cudaStreamCaptureStatus st = cudaStreamCaptureStatusNone;
   if (cudaError_t e = cudaStreamIsCapturing(s, &st); e != cudaSuccess) fail("cudaStreamIsCapturing", e);
   record_launch(cfg, s, st == cudaStreamCaptureStatusActive);
-  if (cfg.overlap_previous) {  // programmatic dependent launch (kernels/port/grid_dependency.hpp)
-    cudaLaunchAttribute attr[1]{};
-    attr[0].id = cudaLaunchAttributeProgrammaticStreamSerialization;
-    attr[0].val.programmaticStreamSerializationAllowed = 1;
+  // Launch attributes: programmatic dependent launch (kernels/port/grid_dependency.hpp), thread-block clusters
+  // (kernels/port/cluster.hpp).
+  cudaLaunchAttribute launch_attr[2]{};
+  unsigned n_attr = 0;
+  if (cfg.overlap_previous) {
+    launch_attr[n_attr].id = cudaLaunchAttributeProgrammaticStreamSerialization;
+    launch_attr[n_attr++].val.programmaticStreamSerializationAllowed = 1;
+  }
+  if (cfg.cluster_blocks > 1) {
+    launch_attr[n_attr].id = cudaLaunchAttributeClusterDimension;
+    launch_attr[n_attr].val.clusterDim.x = cfg.cluster_blocks;
+    launch_attr[n_attr].val.clusterDim.y = 1;
+    launch_attr[n_attr++].val.clusterDim.z = 1;
+  }
+  if (n_attr > 0) {
     cudaLaunchConfig_t lc{};
     lc.gridDim = d3(cfg.grid);
     lc.blockDim = d3(cfg.block);
     lc.dynamicSmemBytes = cfg.dynamic_lds_bytes;
     lc.stream = s;
-    lc.attrs = attr;
-    lc.numAttrs = 1;
+    lc.attrs = launch_attr;
+    lc.numAttrs = n_attr;
     if (cudaError_t e = cudaLaunchKernelExC(&lc, kernel, args); e != cudaSuccess)
-      fail("cudaLaunchKernelExC(programmatic stream serialization)", e);
+      fail("cudaLaunchKernelExC(programmatic serialization / cluster dimension)", e);
   } else if (cudaError_t e = cudaLaunchKernel(kernel, d3(cfg.grid), d3(cfg.block), args, cfg.dynamic_lds_bytes, s);
              e != cudaSuccess) {
     fail("cudaLaunchKernel", e);

@@ -312,6 +312,8 @@ void gpu_launch(const void* kernel, const LaunchConfig& cfg, void** args) {
   hipStream_t s = cfg.stream ? static_cast<hipStream_t>(cfg.stream->native()) : nullptr;
   hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
   if (hipError_t e = hipStreamIsCapturing(s, &st); e != hipSuccess) fail("hipStreamIsCapturing", e);
+  if (const std::string why = cluster_problem(cfg, device_profile()); !why.empty())
+    throw Error("hip: launch of " + what + " refused: " + why);
   record_launch(cfg, s, st == hipStreamCaptureStatusActive);
   if (hipError_t e = hipLaunchKernel(kernel, d3(cfg.grid), d3(cfg.block), args, cfg.dynamic_lds_bytes, s);
       e != hipSuccess)

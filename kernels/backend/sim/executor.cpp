@@ -1,7 +1,8 @@
 // sim backend: the executor. Streams hold queued ops; kernel ops become active launches whose blocks run as sets of
 // fibers (one per GPU thread). Serial schedule: one block at a time, each thread runs until it blocks, then the
 // next ready one (FIFO). Random schedule: up to max_blocks_in_flight blocks of all active launches, a seeded RNG
-// picks which ready thread runs next, and threads yield at every sync point.
+// picks which ready thread runs next, and threads yield at every sync point. The blocks of a thread-block cluster
+// start together, run interleaved (serial: round-robin over its blocks) and finish together.
 #include <algorithm>
 #include <map>
 
@@ -100,6 +101,7 @@ void enqueue_launch(const LaunchConfig& cfg, std::function<void()> body) {
   if (cfg.grid.count() == 0 || cfg.block.count() == 0) fail("empty grid or block");
   if (cfg.block.count() > 1024) fail("more than 1024 threads per block");
   if (cfg.block.count() > 65535u * 64u) fail("block too large");
+  if (const std::string why = port::detail::cluster_problem(cfg, *ex.profile); !why.empty()) fail(why);
   if (cfg.dynamic_lds_bytes > ex.profile->lds_bytes_per_block) {
     Violation v;
     v.kind = ViolationKind::lds_capacity;
@@ -207,7 +209,9 @@ BlockExec* Executor::start_block(LaunchExec* l) {
   b->lds.dynamic_bytes = cfg.dynamic_lds_bytes;
   b->lds.size = cfg.dynamic_lds_bytes;
   b->lds.arrays.clear();
-  b->epoch_base = b->epoch = next_epoch();
+  b->epoch_base = b->epoch = b->cluster_epoch = next_epoch();
+  b->cluster.reset();
+  b->cluster_rank = 0;
   ++stats.blocks;
   const std::function<void()>* body = &l->spec->body;
   for (int i = 0; i < b->nthreads; ++i) {
@@ -256,6 +260,20 @@ BlockExec* Executor::start_block(LaunchExec* l) {
   return b;
 }
 
+std::vector<BlockExec*> Executor::start_blocks(LaunchExec* l) {
+  const unsigned c = l->spec->cfg.cluster_blocks;
+  if (c <= 1) return {start_block(l)};
+  auto cluster = std::make_shared<ClusterExec>();
+  for (unsigned r = 0; r < c; ++r) {
+    BlockExec* b = start_block(l);
+    b->cluster = cluster;
+    b->cluster_rank = static_cast<int>(r);
+    cluster->blocks.push_back(b);
+    cluster->threads += b->nthreads;
+  }
+  return cluster->blocks;
+}
+
 void Executor::run_thread(BlockExec& b, SimThread& t) {
   t.state = ThreadState::running;
   g_current = &t.ctx;
@@ -287,11 +305,33 @@ void Executor::finish_block(BlockExec& b) {
     l->next_block = l->total_blocks;
   }
   b.launch = nullptr;
+  b.cluster.reset();
   in_flight_.erase(std::find(in_flight_.begin(), in_flight_.end(), &b));
   if (l->blocks_done == l->total_blocks && l->in_flight == 0) complete_launch(l);
 }
 
+void Executor::resolve_cluster(ClusterExec& c) {
+  bool aborted = false, all_done = true;
+  for (BlockExec* m : c.blocks) {
+    aborted |= m->aborted;
+    all_done &= m->live == 0;
+  }
+  if (!aborted) {
+    for (BlockExec* m : c.blocks)
+      if (!m->ready.empty()) return;  // the cluster still runs
+    if (!all_done)
+      for (BlockExec* m : c.blocks)
+        if (m->live > 0 && !m->aborted) report_stuck(*m);
+  }
+  const std::vector<BlockExec*> members = c.blocks;  // c dies with the last member's reference
+  for (BlockExec* m : members) finish_block(*m);
+}
+
 void Executor::after_run(BlockExec& b) {
+  if (b.cluster) {
+    resolve_cluster(*b.cluster);
+    return;
+  }
   if (b.aborted) {
     finish_block(b);
     return;
@@ -306,13 +346,22 @@ bool Executor::step_serial() {
   for (LaunchExec* a : active_)
     if (a->next_block < a->total_blocks && (!l || a->id < l->id)) l = a;
   if (!l) return false;
-  BlockExec* b = start_block(l);
-  while (!b->ready.empty() && !b->aborted) {
-    const int i = b->ready.front();
-    b->ready.pop_front();
-    run_thread(*b, b->threads[static_cast<std::size_t>(i)]);
+  const std::vector<BlockExec*> blocks = start_blocks(l);
+  // One block: each thread until it blocks, then the next. A cluster: the same for each block in rank order, round
+  // after round, until no thread of the cluster is ready (all exited, or stuck) or one block failed.
+  for (bool ran = true, failed = false; ran && !failed;) {
+    ran = false;
+    for (BlockExec* b : blocks) {
+      while (!b->ready.empty() && !b->aborted) {
+        const int i = b->ready.front();
+        b->ready.pop_front();
+        run_thread(*b, b->threads[static_cast<std::size_t>(i)]);
+        ran = true;
+      }
+      failed |= b->aborted;
+    }
   }
-  after_run(*b);
+  after_run(*blocks.front());
   return true;
 }
 
@@ -322,11 +371,15 @@ bool Executor::step_random() {
     if (a->next_block < a->total_blocks) startable.push_back(a);
   const bool can_start = !startable.empty() && in_flight_.size() < std::size_t(std::max(1, options.max_blocks_in_flight));
   if (can_start && (in_flight_.empty() || rng() % 4 == 0)) {
-    start_block(startable[rng() % startable.size()]);
+    start_blocks(startable[rng() % startable.size()]);
     return true;
   }
-  if (in_flight_.empty()) return false;
-  BlockExec* b = in_flight_[rng() % in_flight_.size()];
+  // Blocks with a ready thread (a cluster's block may have none while its threads wait at the cluster barrier).
+  std::vector<BlockExec*> runnable;
+  for (BlockExec* f : in_flight_)
+    if (!f->ready.empty()) runnable.push_back(f);
+  if (runnable.empty()) return false;
+  BlockExec* b = runnable[rng() % runnable.size()];
   const std::size_t k = rng() % b->ready.size();
   const int i = b->ready[k];
   b->ready.erase(b->ready.begin() + static_cast<std::ptrdiff_t>(k));
@@ -370,6 +423,7 @@ std::string position(const SimThread& t) {
     case ThreadState::at_barrier: return "waiting at __syncthreads " + at(t.loc);
     case ThreadState::at_wave: return "waiting at wave op " + at(t.loc);
     case ThreadState::at_mbarrier: return "waiting at an mbarrier phase that never completes " + at(t.loc);
+    case ThreadState::at_cluster: return "waiting at port::cluster_sync " + at(t.loc);
     case ThreadState::ready: return "ready";
     case ThreadState::running: return "running";
   }

@@ -4,6 +4,7 @@
 // and shadow bytes (write/read epoch and thread) give uninitialised-read and hazard reports. Epochs are global and
 // increase at every block start and barrier, so shadow state never needs clearing.
 #include <cstring>
+#include <stdexcept>
 
 #include "kernels/backend/sim/sim_internal.hpp"
 
@@ -73,10 +74,29 @@ int lds_carve(int parent, std::int64_t byte_offset, std::size_t bytes, const cha
   return find_or_add(a, name, p.begin + byte_offset, name, p.begin + byte_offset, bytes);
 }
 
-void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode mode) {
+[[noreturn]] void lds_remote_misuse() {
+  throw std::runtime_error("an LDS pointer into another workgroup of the cluster (port::cluster_lds) reached an "
+                           "operation on the workgroup's own LDS only (carving, copies into LDS, MMA operands, "
+                           "transaction barriers): only element access and lds_load_as / lds_store_as may use it");
+}
+
+int cluster_array(BlockExec* remote, int local_array) {
+  if (!remote) return local_array;
+  const LdsArray& a = current_block().lds.arrays.at(static_cast<std::size_t>(local_array));
+  return find_or_add(remote->lds, a.key, a.key_offset, a.name, a.begin, a.bytes);
+}
+
+namespace {
+std::string cluster_peer(const BlockExec& owner) {
+  return "workgroup " + to_string(owner.block_idx) + " (cluster rank " + std::to_string(owner.cluster_rank) + ")";
+}
+}  // namespace
+
+void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode mode, BlockExec* remote) {
   Executor& ex = Executor::get();
   BlockExec& b = current_block();
-  LdsArena& a = b.lds;
+  BlockExec& owner = remote ? *remote : b;  // whose LDS the access reaches
+  LdsArena& a = owner.lds;
   const LdsArray& arr = a.arrays[static_cast<std::size_t>(array)];
   const bool is_write = mode == LdsMode::write || mode == LdsMode::atomic_write;
   const bool atomic = mode == LdsMode::atomic_read || mode == LdsMode::atomic_write;
@@ -85,10 +105,18 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
   const bool in_array = off >= 0 && off + std::int64_t(n) <= std::int64_t(arr.bytes);
   const bool in_arena = abs >= 0 && abs + std::int64_t(n) <= std::int64_t(a.size);
   const Options& o = ex.options;
+  if (remote && owner.live == 0) {  // its LDS is gone on a GPU: always a failure
+    report_access(ex, ViolationKind::cluster_lds, arr, off, n,
+                  std::string(is_write ? "write to" : "read of") + " the LDS of " + cluster_peer(owner) +
+                      ", which has exited (a port::cluster_sync must precede its exit)");
+    ex.fail_launch(b, "access to the LDS of an exited workgroup of the cluster");
+    throw LaunchAbort{};
+  }
   if ((!in_array || !in_arena) && o.check_lds) {
     report_access(ex, ViolationKind::lds_out_of_range, arr, off, n,
                   std::string(is_write ? "write" : "read") + " of " + std::to_string(n) + " B at byte offset " +
                       std::to_string(off) + " of a " + std::to_string(arr.bytes) + " B array" +
+                      (remote ? " of " + cluster_peer(owner) : std::string()) +
                       (in_arena ? " (inside the block's LDS: performed)" : " (outside the block's LDS: " +
                                                                               std::string(is_write ? "dropped" : "read 0") + ")"));
   }
@@ -108,10 +136,18 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
     }
     return;
   }
-  const auto tid = static_cast<std::uint16_t>(g_current->linear);
-  const std::uint32_t epoch = b.epoch;
+  // Shadow ids: the thread's own, or for an access from another block of the cluster, kRemoteTid | rank | thread.
+  const auto tid = static_cast<std::uint16_t>(
+      remote ? kRemoteTid | (b.cluster_rank << 10) | g_current->linear : g_current->linear);
+  const std::uint32_t epoch = owner.epoch;
+  // Accesses of different blocks are ordered by cluster barriers only: since the owner's last one, a remote access
+  // conflicts with any other access of the byte (one a write), an owner's access with a remote one (cross_hazard).
+  // (An owner's access is missed when a remote read was merged into "several readers" of one epoch.)
+  auto cross = [&](std::uint32_t at, std::uint16_t who) {
+    return at >= owner.cluster_epoch && who != tid && (remote || is_remote_tid(who));
+  };
   ShadowByte* sh = &a.shadow[static_cast<std::size_t>(abs)];
-  bool uninit = false, hazard = false;
+  bool uninit = false, hazard = false, cross_hazard = false;
   int other = -1;
   if (is_write) {
     std::memcpy(&a.data[static_cast<std::size_t>(abs)], bytes, n);
@@ -120,6 +156,7 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
       if (!atomic) {
         if (s.w_epoch == epoch && s.w_tid != tid) { hazard = true; other = s.w_tid; }
         if (s.r_epoch == epoch && s.r_tid != tid) { hazard = true; other = s.r_tid; }
+        if (cross(s.w_epoch, s.w_tid) || cross(s.r_epoch, s.r_tid)) cross_hazard = true;
       }
       s.w_epoch = epoch;
       s.w_tid = atomic ? kAtomicWriter : tid;
@@ -128,8 +165,9 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
     std::memcpy(bytes, &a.data[static_cast<std::size_t>(abs)], n);
     for (std::size_t i = 0; i < n; ++i) {
       ShadowByte& s = sh[i];
-      if (s.w_epoch < b.epoch_base) uninit = true;
+      if (s.w_epoch < owner.epoch_base) uninit = true;
       if (!atomic && s.w_epoch == epoch && s.w_tid != tid) { hazard = true; other = s.w_tid; }
+      if (!atomic && cross(s.w_epoch, s.w_tid)) cross_hazard = true;
       if (s.r_epoch == epoch && s.r_tid != tid) {
         s.r_tid = kMultiReaders;
       } else {
@@ -138,6 +176,13 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
       }
     }
   }
+  if (uninit && remote) {  // the owner has not written it (yet): a missing cluster_sync, or a read of garbage
+    report_access(ex, ViolationKind::cluster_lds, arr, off, n,
+                  "read of " + std::to_string(n) + " B of the LDS of " + cluster_peer(owner) +
+                      " that it has not written (a port::cluster_sync must separate its write from this read)");
+    ex.fail_launch(b, "read of another workgroup's LDS before it was written");
+    throw LaunchAbort{};
+  }
   if (uninit && o.check_uninitialized) {
     report_access(ex, ViolationKind::lds_uninitialized_read, arr, off, n,
                   "read of " + std::to_string(n) + " B never written in this block");
@@ -145,10 +190,20 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
   if (hazard && o.check_hazards) {
     const std::string who = other == kMultiReaders ? "several other threads"
                             : other == kAtomicWriter ? "an atomic of another thread"
-                                                     : "thread " + std::to_string(other) + " (linear)";
+                            : is_remote_tid(static_cast<std::uint16_t>(other))
+                                ? "thread " + std::to_string(other & 0x3FF) + " (linear) of cluster rank " +
+                                      std::to_string((other >> 10) & 7)
+                                : "thread " + std::to_string(other) + " (linear)";
     report_access(ex, ViolationKind::lds_hazard, arr, off, n,
                   std::string(is_write ? "write" : "read") + " races with an access by " + who +
                       " since the last barrier");
+  }
+  if (cross_hazard && !hazard) {  // always checked: the cluster protocol is the point of these accesses
+    report_access(ex, ViolationKind::cluster_lds, arr, off, n,
+                  std::string(is_write ? "write" : "read") + (remote ? " of the LDS of " + cluster_peer(owner) : std::string(" of the block's own LDS")) +
+                      " races with an access from another workgroup of the cluster since the last port::cluster_sync");
+    ex.fail_launch(b, "LDS access across the cluster without a port::cluster_sync between it and a conflicting one");
+    throw LaunchAbort{};
   }
   if (((uninit && o.check_uninitialized) || (hazard && o.check_hazards)) && o.fail_on_violation) {
     ex.fail_launch(b, "LDS violation on array '" + std::string(arr.name) + "'");

@@ -33,6 +33,7 @@ std::string_view to_string(ViolationKind k) {
     case ViolationKind::deadlock: return "deadlock";
     case ViolationKind::kernel_exception: return "kernel_exception";
     case ViolationKind::shuffle_source_inactive: return "shuffle_source_inactive";
+    case ViolationKind::cluster_lds: return "cluster_lds";
   }
   return "?";
 }

@@ -134,7 +134,7 @@ struct LdsArena {
   std::vector<LdsArray> arrays;
 };
 
-enum class ThreadState : unsigned char { ready, running, at_barrier, at_wave, at_mbarrier, done };
+enum class ThreadState : unsigned char { ready, running, at_barrier, at_wave, at_mbarrier, at_cluster, done };
 
 struct SimThread {
   ThreadCtx ctx;
@@ -160,8 +160,25 @@ struct MbarrierState {
   std::vector<int> waiters;  // threads blocked in mbarrier_wait on the phase in progress
 };
 
+struct BlockExec;
+// A thread-block cluster in flight (LaunchConfig::cluster_blocks > 1): its blocks start together and are finished
+// together (an exited block's LDS stays readable by the checks until then); cluster_sync waits for every thread.
+struct ClusterExec {
+  std::vector<BlockExec*> blocks;  // by rank
+  int threads = 0;                 // every thread of every block
+  int arrived = 0;                 // at the cluster barrier in progress
+};
+
+// Shadow thread ids of accesses made from another block of the cluster (port::cluster_lds): kRemoteTid | rank << 10 |
+// linear thread (ranks < 8, threads < 1024).
+inline constexpr std::uint16_t kRemoteTid = 0x8000;
+inline bool is_remote_tid(std::uint16_t t) { return t >= kRemoteTid && t < kAtomicWriter; }
+
 struct BlockExec {
   LaunchExec* launch = nullptr;
+  std::shared_ptr<ClusterExec> cluster;  // null: not launched in clusters
+  int cluster_rank = 0;
+  std::uint32_t cluster_epoch = 0;       // LDS epoch opened by the last completed cluster barrier (or the start)
   Dim3 block_idx;
   int nthreads = 0, wave_size = 64, nwaves = 0;
   std::vector<SimThread> threads;
@@ -222,6 +239,8 @@ class Executor {
   bool advance_heads();
   void activate(LaunchExec* l);
   BlockExec* start_block(LaunchExec* l);
+  std::vector<BlockExec*> start_blocks(LaunchExec* l);  // one block, or a whole cluster
+  void resolve_cluster(ClusterExec& c);  // after a run in a cluster: finish it, or report it stuck, when due
   void run_thread(BlockExec& b, SimThread& t);
   void after_run(BlockExec& b);  // finish or resolve a block with no ready thread
   void finish_block(BlockExec& b);

@@ -44,7 +44,19 @@ int lds_static(const LdsSite* site);     // array id in the current block (alloc
 int lds_dynamic(const char* name);       // array id of the dynamic region
 int lds_carve(int parent, std::int64_t byte_offset, std::size_t bytes, const char* name);
 std::int64_t lds_arena_offset(int array, std::int64_t byte_offset);  // byte offset in the block's LDS window
-void lds_access(int array, std::int64_t byte_offset, void* buf, std::size_t n, LdsMode mode);
+// `remote`: the block of the cluster whose LDS the access goes to (a port::cluster_lds pointer); nullptr: the
+// current block's own LDS.
+void lds_access(int array, std::int64_t byte_offset, void* buf, std::size_t n, LdsMode mode,
+                BlockExec* remote = nullptr);
+[[noreturn]] void lds_remote_misuse();  // a cluster-mapped pointer reached an operation on the block's own LDS
+
+// ---- thread-block clusters (kernels/port/cluster.hpp) ----
+int cluster_rank();
+int cluster_blocks();
+void cluster_sync(const std::source_location& loc);
+// Array `array` of the current block seen in the LDS of the cluster's block `rank`: that block and its array id.
+BlockExec* cluster_block(int rank);
+int cluster_array(BlockExec* remote, int local_array);
 
 // ---- sync points ----
 void syncthreads(const std::source_location& loc);
@@ -66,15 +78,16 @@ class LdsRef {
   static_assert(std::is_trivially_copyable_v<T>, "LDS element types must be trivially copyable");
 
  public:
-  LdsRef(int array, std::int64_t byte_offset) : array_(array), off_(byte_offset) {}
+  LdsRef(int array, std::int64_t byte_offset, BlockExec* remote = nullptr)
+      : array_(array), off_(byte_offset), remote_(remote) {}
   operator T() const {
     T v;
-    lds_access(array_, off_, &v, sizeof(T), LdsMode::read);
+    lds_access(array_, off_, &v, sizeof(T), LdsMode::read, remote_);
     return v;
   }
   const LdsRef& operator=(const T& v) const {
     T tmp = v;
-    lds_access(array_, off_, &tmp, sizeof(T), LdsMode::write);
+    lds_access(array_, off_, &tmp, sizeof(T), LdsMode::write, remote_);
     return *this;
   }
   const LdsRef& operator=(const LdsRef& o) const { return *this = static_cast<T>(o); }
@@ -92,25 +105,40 @@ class LdsRef {
  private:
   int array_;
   std::int64_t off_;
+  BlockExec* remote_;
 };
 
+// A checked LDS pointer: an array of the current block's LDS, or (remote != nullptr, from port::cluster_lds) of
+// another block of its cluster. Element access and lds_load_as / lds_store_as reach either; every other layer
+// operation (carving, copies into LDS, MMAs, barriers) takes the block's own LDS only: array() refuses a remote one.
 template <class T>
 class LdsPtr {
  public:
   LdsPtr() = default;
-  LdsPtr(int array, std::int64_t byte_offset) : array_(array), off_(byte_offset) {}
-  LdsRef<T> operator[](std::ptrdiff_t i) const { return LdsRef<T>(array_, off_ + std::int64_t(i) * std::int64_t(sizeof(T))); }
+  LdsPtr(int array, std::int64_t byte_offset, BlockExec* remote = nullptr)
+      : array_(array), off_(byte_offset), remote_(remote) {}
+  LdsRef<T> operator[](std::ptrdiff_t i) const {
+    return LdsRef<T>(array_, off_ + std::int64_t(i) * std::int64_t(sizeof(T)), remote_);
+  }
   LdsRef<T> operator*() const { return (*this)[0]; }
-  LdsPtr operator+(std::ptrdiff_t i) const { return LdsPtr(array_, off_ + std::int64_t(i) * std::int64_t(sizeof(T))); }
+  LdsPtr operator+(std::ptrdiff_t i) const {
+    return LdsPtr(array_, off_ + std::int64_t(i) * std::int64_t(sizeof(T)), remote_);
+  }
   LdsPtr operator-(std::ptrdiff_t i) const { return *this + (-i); }
   LdsPtr& operator+=(std::ptrdiff_t i) { return *this = *this + i; }
   LdsPtr& operator-=(std::ptrdiff_t i) { return *this = *this + (-i); }
-  int array() const { return array_; }
+  int array() const {
+    if (remote_) lds_remote_misuse();
+    return array_;
+  }
+  int any_array() const { return array_; }  // the array id in the LDS of remote() (or the own block's)
+  BlockExec* remote() const { return remote_; }
   std::int64_t byte_offset() const { return off_; }
 
  private:
   int array_ = -1;
   std::int64_t off_ = 0;
+  BlockExec* remote_ = nullptr;
 };
 
 }  // namespace dsv4::port::sim::detail

@@ -13,16 +13,16 @@ template <class V, class T>
 V lds_load_as(lds_ptr<T> base, std::ptrdiff_t elem) {
   static_assert(std::is_trivially_copyable_v<V>);
   V v;
-  sim::detail::lds_access(base.array(), base.byte_offset() + std::int64_t(elem) * std::int64_t(sizeof(T)), &v,
-                          sizeof(V), sim::detail::LdsMode::read);
+  sim::detail::lds_access(base.any_array(), base.byte_offset() + std::int64_t(elem) * std::int64_t(sizeof(T)), &v,
+                          sizeof(V), sim::detail::LdsMode::read, base.remote());
   return v;
 }
 template <class V, class T>
 void lds_store_as(lds_ptr<T> base, std::ptrdiff_t elem, const V& v) {
   static_assert(std::is_trivially_copyable_v<V>);
   V tmp = v;
-  sim::detail::lds_access(base.array(), base.byte_offset() + std::int64_t(elem) * std::int64_t(sizeof(T)), &tmp,
-                          sizeof(V), sim::detail::LdsMode::write);
+  sim::detail::lds_access(base.any_array(), base.byte_offset() + std::int64_t(elem) * std::int64_t(sizeof(T)), &tmp,
+                          sizeof(V), sim::detail::LdsMode::write, base.remote());
 }
 template <class V, class T>
 void global_to_lds(lds_ptr<T> dst, std::ptrdiff_t elem, const V* src) {
