@@ -5,7 +5,8 @@
 // L2 between launches. Prints one table with the ratios side by side. DSV4_BENCH_N/K/M select single shapes;
 // DSV4_BENCH_SWEEP=1 times every forced layout of both sm_90 tensor-core kernels and reports the fastest (=2 also
 // prints every layout's time and modelled cost, the data the plan's time model is fitted on);
-// DSV4_BENCH_KERNEL=mma|wgmma restricts the plans to one kernel.
+// DSV4_BENCH_KERNEL=mma|wgmma restricts the plans to one kernel; DSV4_BENCH_REDUCE=cluster|workspace the sweep's
+// split warpgroup layouts to one way of combining shards.
 // DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
 #include <dlfcn.h>
 
@@ -178,12 +179,12 @@ int main() {
           });
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
-          char buf[224];
+          char buf[256];
           std::snprintf(buf, sizeof buf,
-                        "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d slices=%dx%d grid=%lld per_SM=%d",
+                        "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d slices=%dx%d grid=%lld per_SM=%d%s",
                         pl.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
                         pl.tile_m, pl.wgmma ? "wg_m" : "warp_m", 16 * pl.mma_m_tiles, pl.n_slices, pl.slice_rows,
-                        static_cast<long long>(pl.grid), pl.mma_resident);
+                        static_cast<long long>(pl.grid), pl.mma_resident, pl.cluster_reduce ? " reduce=cluster" : "");
           return std::string(buf);
         };
         double t_k = -1, t_c = -1;
@@ -207,7 +208,10 @@ int main() {
               in.ignore(1);  // the comma
             }
           }
+          // DSV4_BENCH_REDUCE=cluster|workspace: only that way of combining the shards of split warpgroup plans.
+          const char* reduce_env = std::getenv("DSV4_BENCH_REDUCE");
           for (int fk : {1, 2})
+            for (int red : {1, 2})
             for (int split : {1, 2, 4})
             for (int mt : {1, 2, 4, 8})
               for (int wm : {4, 2, 1})
@@ -215,20 +219,24 @@ int main() {
                 for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
                 if (force_kernel != 0 && fk != force_kernel) continue;
                 if (!splits.count(split)) continue;
+                if (fk == 1 && red == 2) continue;  // the m16n8k16 kernel has no cluster reduction
+                if (reduce_env && fk == 2 && (red == 2) != (std::string(reduce_env) == "cluster")) continue;
                 if (fk == 1 && (res == 1 || split != 1)) continue;  // m16n8k16: its build's residency, unsliced
                 const int rows = sk::wgmma_unsliced_rows(n) / split;
                 if (fk == 2 && rows < 8) continue;
-                const sk::SkinnyPlan f = sk::make_plan(sh, arch,
-                                                       {sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0,
-                                                        fk == 2 ? rows : 0, !no_pdl});
+                sk::SkinnyOptions fo{sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0,
+                                     fk == 2 ? rows : 0, !no_pdl};
+                fo.force_cluster_reduce = fk == 2 ? red : 0;
+                const sk::SkinnyPlan f = sk::make_plan(sh, arch, fo);
+                // (a one-shard plan is the same with either reduction: timed once, as red == 1)
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
                 const double t = time_plan(f);
                 if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input
                   std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d slice_rows=%d cps=%d "
-                              "k_rnd=%lld grid=%lld | %.2f us | model %.2f\n", n, k, m, f.wgmma ? "wgmma" : "mma",
+                              "k_rnd=%lld grid=%lld | %.2f us | model %.2f%s\n", n, k, m, f.wgmma ? "wgmma" : "mma",
                               f.mma_m_tiles, f.mma_warps_m, f.mma_panels, f.mma_resident, f.slice_rows,
                               f.chunks_per_shard, static_cast<long long>(f.k_rnd), static_cast<long long>(f.grid), t,
-                              f.mma_model_cost);
+                              f.mma_model_cost, f.cluster_reduce ? " reduce=cluster" : "");
                 if (t < t_k) {
                   t_k = t;
                   plan = f;

@@ -8,6 +8,7 @@
 
 #include <cstdint>
 
+#include "kernels/port/cluster.hpp"
 #include "kernels/port/runtime.hpp"
 #include "kernels/skinny_gemm/skinny_convert.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
@@ -31,6 +32,7 @@ struct KParams {
   int bias_kind;  // 0 none, 1 [M] or [1,M], 2 [N,M]
   int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, batch_shards;
   int n_slices, slice_rows;  // output-row slices (warpgroup kernel; 1 and n_p2 elsewhere): see TileRef
+  int cluster_reduce;        // 1: the k_rnd shards of a tile are one cluster (SkinnyPlan::cluster_reduce)
   int pass_outs;   // readback: outputs per pass (whole N-tiles, <= 16 per thread)
   int warps_m;     // MMA path: warps along M
   int warps_n;     // MMA path: warps along N
@@ -53,15 +55,17 @@ KernelFn wgmma_kernel(bool f16, int n_blocks, int m64);
 
 // The output tile a workgroup owns and its K-shard. Workgroup b: tile index t = b % (tiles_m · n_slices) (its
 // counter and slab), shard b / (tiles_m · n_slices); M-tile t / n_slices and slice t % n_slices (the slices of an
-// M-tile are adjacent workgroups), whose output rows start at n0 = slice · slice_rows.
+// M-tile are adjacent workgroups), whose output rows start at n0 = slice · slice_rows. With a cluster reduction the
+// shards of a tile are adjacent instead (one cluster): t = b / k_rnd, shard = b % k_rnd (the cluster rank).
 struct TileRef {
   int index, m_tile, n0, ks;
 };
 __device__ __forceinline__ int output_tiles(const KParams& p) { return p.tiles_m * p.n_slices; }
 __device__ __forceinline__ TileRef tile_of_block(const KParams& p, int block) {
   const int tiles = output_tiles(p);
-  const int t = block % tiles;
-  return {t, t / p.n_slices, (t % p.n_slices) * p.slice_rows, block / tiles};
+  const int t = p.cluster_reduce ? block / p.k_rnd : block % tiles;
+  const int ks = p.cluster_reduce ? block % p.k_rnd : block / tiles;
+  return {t, t / p.n_slices, (t % p.n_slices) * p.slice_rows, ks};
 }
 // The fp32 slab of shard `ks` of output tile `index` (outs = n_p2 · tile_m floats each), shard-major.
 __device__ __forceinline__ float* slab_of(const KParams& p, int ks, int index, int outs) {
@@ -155,6 +159,62 @@ template <bool F16>
 __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
                                             int tid);
 
+// Phases 2-4 of a cluster-reduced plan (p.cluster_reduce): the tile's k_rnd shards are the workgroups of one cluster
+// (rank = shard). Each sums its k-groups in ascending order into group 0 of its LDS partial; after a cluster barrier
+// rank r takes every k_rnd-th of the tile's kEpiVec-output groups that will be stored, starting at r, sums it over
+// the shards' LDS in shard order 0..k_rnd-1 from zero (the order and rounding of finish_tile's readback: the same
+// bits as the workspace path) and stores it with the bias. A second barrier keeps every partial alive until all
+// ranks have read it.
+template <bool F16, class Put>
+__device__ __forceinline__ void cluster_publish(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
+                                                int tid, int grp, int np, Put&& put) {
+  const int TM = p.tile_m, KG = p.k_groups;
+  const int outs = p.n_p2 * TM;
+  auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(KG) * outs, "cluster_partial");
+  put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
+  // Rows of the tile that are stored: inside the slice and inside N (np >= slice_rows on the warpgroup kernel).
+  const int rows_left = p.n - t.n0;
+  const int rows = np < p.slice_rows ? np : p.slice_rows;
+  const int live_rows = rows < rows_left ? rows : rows_left;
+  const int groups = live_rows * (TM / kEpiVec);
+  if (KG > 1) {
+    __syncthreads();
+    for (int g = tid; g < groups; g += kBlockThreads) {  // in place: each group read and written by one thread
+      const Out8 s = kgroup_sum8(red, KG, outs, g * kEpiVec);
+      port::lds_store_as<float4>(red, g * kEpiVec, make_float4(s.v[0], s.v[1], s.v[2], s.v[3]));
+      port::lds_store_as<float4>(red, g * kEpiVec + 4, make_float4(s.v[4], s.v[5], s.v[6], s.v[7]));
+    }
+  }
+  port::cluster_sync();  // every shard's partial is in its LDS
+  // Every shard's partial seen from here (mapped once); all of a group's remote loads are issued before the adds
+  // (unrolled to the largest cluster), which still run in shard order.
+  port::lds_ptr<float> peer[kMaxClusterShards];
+SKINNY_UNROLL
+  for (int q = 0; q < kMaxClusterShards; ++q)
+    if (q < p.k_rnd) peer[q] = port::cluster_lds(red, q);
+  const std::int64_t m_tile0 = static_cast<std::int64_t>(t.m_tile) * TM;
+  for (int g = t.ks + tid * p.k_rnd; g < groups; g += kBlockThreads * p.k_rnd) {
+    const int o = g * kEpiVec;
+    if (m_tile0 + (o & (TM - 1)) >= p.m) continue;
+    float4 lo[kMaxClusterShards], hi[kMaxClusterShards];
+SKINNY_UNROLL
+    for (int q = 0; q < kMaxClusterShards; ++q)
+      if (q < p.k_rnd) {
+        lo[q] = port::lds_load_as<float4>(peer[q], o);
+        hi[q] = port::lds_load_as<float4>(peer[q], o + 4);
+      }
+    Out8 s{};
+SKINNY_UNROLL
+    for (int q = 0; q < kMaxClusterShards; ++q)
+      if (q < p.k_rnd) {
+        s.v[0] += lo[q].x, s.v[1] += lo[q].y, s.v[2] += lo[q].z, s.v[3] += lo[q].w;
+        s.v[4] += hi[q].x, s.v[5] += hi[q].y, s.v[6] += hi[q].z, s.v[7] += hi[q].w;
+      }
+    store_output8<F16>(p, t, o, s);
+  }
+  port::cluster_sync();  // no workgroup exits while another may still read its partial
+}
+
 // Phase 2 of both tensor-core kernels: the k-groups' accumulators are summed in ascending group order through LDS
 // (or stored straight when there is one group), and the shard's partial tile goes to its slab; a one-shard plan
 // (k_rnd == 1) has nothing to combine, so its tile goes to the output with the bias instead. `put(store)` calls
@@ -164,6 +224,10 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
 template <bool F16, class Put>
 __device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
                                              int tid, int grp, int np, Put&& put) {
+  if (p.cluster_reduce) {
+    cluster_publish<F16>(p, smem, t, tid, grp, np, put);
+    return;
+  }
   const int TM = p.tile_m, KG = p.k_groups;
   const int outs = p.n_p2 * TM;
   float* slab = slab_of(p, t.ks, t.index, outs);

@@ -172,6 +172,7 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
   p.tiles_m = static_cast<int>(ka.tiles_m);
   p.n_slices = ka.n_slices;
   p.slice_rows = ka.slice_rows;
+  p.cluster_reduce = ka.cluster_blocks > 1 ? 1 : 0;
   p.batch_shards = ka.readback_batch_shards;
   p.pass_outs = ka.readback_pass_outputs;
   p.warps_m = ka.mma_warps_m;
@@ -187,8 +188,8 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
       s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? static_cast<std::size_t>(s.n * s.m) : s.m);
   std::vector<port::BufferRange> ranges = {
       port::reads(io.a, a_bytes, "a"), port::reads(io.b, static_cast<std::size_t>(s.m * s.k) * elem, "b"),
-      port::writes(io.out, static_cast<std::size_t>(s.n * s.m) * elem, "out"),
-      port::reads_writes(workspace, declared_workspace_bytes, "workspace")};
+      port::writes(io.out, static_cast<std::size_t>(s.n * s.m) * elem, "out")};
+  if (declared_workspace_bytes > 0) ranges.push_back(port::reads_writes(workspace, declared_workspace_bytes, "workspace"));
   if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
   const bool f16 = s.dtype == ElemType::f16;
   auto* kernel = f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;
@@ -206,7 +207,7 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
 #endif
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
                          ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges),
-                         ka.overlap_previous};
+                         ka.overlap_previous, static_cast<unsigned>(ka.cluster_blocks)};
   try {
     port::launch(kernel, cfg, p);
   } catch (const port::Error& e) {

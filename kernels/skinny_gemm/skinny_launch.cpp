@@ -54,10 +54,15 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.grid = plan.grid;
   a.block = plan.block;
   a.overlap_previous = plan.overlap_previous;
+  a.cluster_blocks = plan.cluster_blocks;
+  if (plan.cluster_reduce && (!plan.wgmma || plan.cluster_blocks != plan.k_rnd))
+    throw port::Error("skinny_gemm: a cluster reduction needs the warpgroup kernel and one cluster per tile's k_rnd "
+                      "shards [" + plan.describe() + "]");
   return a;
 }
 
 void initialize_workspace(const SkinnyPlan& plan, port::DeviceBuffer& workspace, port::Stream& stream) {
+  if (plan.workspace_bytes == 0) return;  // a cluster-reduced plan: nothing outside the cluster's LDS
   if (workspace.bytes() < plan.workspace_bytes)
     throw InputError("skinny_gemm initialize_workspace: workspace of " + std::to_string(workspace.bytes()) +
                      " B is smaller than the plan's " + std::to_string(plan.workspace_bytes) + " B");
@@ -80,9 +85,12 @@ void admit(const SkinnyPlan& plan, std::size_t workspace_bytes) {
 void launch_skinny_gemm(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace, std::size_t workspace_bytes,
                         port::Stream& stream) {
   admit(plan, workspace_bytes);
-  if (!io.a || !io.b || !io.out || (plan.shape.bias != BiasShape::none && !io.bias) || !workspace)
+  // A plan that needs no workspace (cluster reduction) may be given none.
+  if (!io.a || !io.b || !io.out || (plan.shape.bias != BiasShape::none && !io.bias) ||
+      (!workspace && plan.workspace_bytes > 0))
     throw InputError("skinny_gemm: null device pointer among a, b, out, bias (shape has bias " +
-                     std::string(bias_name(plan.shape.bias)) + ") or workspace");
+                     std::string(bias_name(plan.shape.bias)) + ") or workspace (the plan needs " +
+                     std::to_string(plan.workspace_bytes) + " B)");
   if (reinterpret_cast<std::uintptr_t>(workspace) % 16 != 0)
     throw InputError("skinny_gemm: workspace pointer is not 16-byte aligned (the split-K slabs are read and written "
                      "16 bytes at a time) [" + plan.describe() + "]");

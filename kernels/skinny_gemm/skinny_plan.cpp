@@ -82,6 +82,26 @@ std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
   return std::max(mma_ring_bytes(p, wm, mma_panels(p, wm)), mma_kreduce_bytes(p, wm));
 }
 
+// Workgroups of 256 threads that can run at once in clusters of `size` (2..8) at `per_sm` per SM: what
+// cudaOccupancyMaxActiveClusters reports on the H200 (132 SMs; a cluster's workgroups must share a GPC, and the GPCs
+// hold 16 or 18 SMs), scaled to the profile's SM count. One per SM: 132, 132, 117, 120, 110, 102, 105, 120 for sizes
+// 1..8 (sizes 7 and 8 fit 15 clusters); two per SM: 264, 264, 237, 248, 235, 234, 224, 240.
+std::int64_t cluster_slots(int size, int per_sm, int sms) {
+  static constexpr int one[9] = {0, 132, 132, 117, 120, 110, 102, 105, 120};
+  static constexpr int two[9] = {0, 264, 264, 237, 248, 235, 234, 224, 240};
+  const int c = std::clamp(size, 1, 8);
+  const std::int64_t h200 = per_sm >= 2 ? two[c] : one[c];
+  return std::max<std::int64_t>(c, h200 * sms / 132 / c * c);
+}
+
+// Cluster reduction is admitted when all of the plan's clusters run at once: a cluster's workgroups hold their SMs
+// until the slowest of them is done, and clusters of a later wave wait for a whole group of free SMs in one GPC (on
+// the H200, with the same layout, one wave of clusters measured 3-17 % faster than the workspace reduction, more
+// waves 1-44 % slower).
+bool cluster_one_wave(const SkinnyPlan& p, std::int64_t shards, int sms) {
+  return p.tiles_m * p.n_slices * shards <= cluster_slots(static_cast<int>(shards), p.mma_resident, sms);
+}
+
 // Tensor-core paths: layout and chunks per shard minimising SkinnyTimeModel (skinny_plan.hpp: its terms and the
 // fit). mma_cost is the model for one shard length (chunks per shard); mma_chunks_per_shard picks the cheapest.
 double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int sms, const SkinnyTimeModel& tm = {}) {
@@ -95,6 +115,7 @@ double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int 
   const std::int64_t shards = ceil_div(chunks, cps);
   const std::int64_t tiles = p.tiles_m * p.n_slices;
   const std::int64_t blocks = tiles * shards;
+  const bool cluster = p.cluster_reduce && shards > 1;  // admitted in one wave of clusters only
   const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
   const std::int64_t waves = ceil_div(blocks, slots);
   const std::int64_t concurrent = std::min(blocks, slots);
@@ -107,7 +128,9 @@ double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int 
   const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
   const double mma_us = mmas * on_sm / mma_rate;
   double cost = static_cast<double>(waves) * (std::max(mem_us, mma_us) + tm.block_us);
-  if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
+  if (cluster)  // partials stay in LDS; the cluster barriers and the exchange of every shard's partial
+    cost += tm.cluster_tail_us + static_cast<double>(shards * outs) * 4 / 1e3 / tm.cluster_gbs;
+  else if (shards > 1)  // + the partials' traffic, + the last arriver reading every shard's slab alone
     cost += tm.tail_us + static_cast<double>(shards * tiles * outs) * 8 / 1e3 / tm.copy_gbs +
             static_cast<double>(shards * outs) * 4 / 1e3 / tm.readback_gbs;
   return cost;
@@ -117,17 +140,22 @@ struct SplitChoice {
   int chunks_per_shard;
   double cost;
 };
-SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms) {
+// A cluster-reduced plan takes 2..max_cluster shards only (returns chunks_per_shard 0 when none exists).
+SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms, int max_cluster) {
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   double best_cost = 0;
-  int best = static_cast<int>(chunks);
+  int best = p.cluster_reduce ? 0 : static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
     if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
+    if (p.cluster_reduce && (shards < 2 || shards > max_cluster || !cluster_one_wave(p, shards, sms))) {
+      if (shards > max_cluster) break;
+      continue;
+    }
     if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * p.n_slices * outs * 4) > kMaxWorkspaceBytes)
       break;
     const double cost = mma_cost(p, chunks, cps, sms);
-    if (cps == chunks || cost < best_cost) {
+    if (best == 0 || cps == chunks || cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(cps);
     }
@@ -148,7 +176,8 @@ namespace {
 // The whole plan; on the MMA path with `mma_wm` warps along M (make_plan tries each and keeps the cheapest); for
 // the warpgroup kernel with `slice_rows` rows of a per workgroup (0: all of the padded N).
 SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
-                          int mma_mt, bool wgmma = false, int resident_cap = 2, int slice_rows = 0) {
+                          int mma_mt, bool wgmma = false, int resident_cap = 2, int slice_rows = 0,
+                          bool cluster = false) {
   SkinnyPlan p;
   p.arch = arch.arch;
   p.shape = s;
@@ -171,7 +200,17 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   if (opt.force_kernel < 0 || opt.force_kernel > 2 || (opt.force_kernel != 0 && arch.arch != port::Arch::sm_90))
     return refuse(p, "force_kernel=" + std::to_string(opt.force_kernel) +
                          ": the tensor-core kernels (1 = m16n8k16, 2 = wgmma) exist for sm_90 plans only");
+  if (opt.force_cluster_reduce < 0 || opt.force_cluster_reduce > 2)
+    return refuse(p, "force_cluster_reduce=" + std::to_string(opt.force_cluster_reduce) + " must be 0, 1 or 2");
+  if ((cluster || opt.force_cluster_reduce == 2) && !wgmma)
+    return refuse(p, "cluster reduction exists for the warpgroup kernel (sm_90) only");
+  const int max_cluster = std::min(arch.max_cluster_blocks, kMaxClusterShards);
+  if (cluster && max_cluster < 2)
+    return refuse(p, std::string(arch.name) + " has no thread-block clusters (cluster reduction)");
+  if (cluster && opt.variant != SkinnyVariant::fixed)
+    return refuse(p, "the bug-zoo variants use the workspace protocol, not a cluster reduction");
   const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
+  p.cluster_reduce = cluster;
 
   p.n_p2 = std::max(16, next_pow2(s.n));
   p.grps_shr_b = std::min(p.n_p2 / 16, 4);
@@ -273,7 +312,11 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
     p.chunks_per_shard = static_cast<int>(std::min<std::int64_t>(opt.force_chunks_per_shard, chunks));
     p.mma_model_cost = mma_cost(p, chunks, p.chunks_per_shard, arch.compute_units);
   } else if (p.mma) {
-    const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units);
+    const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units, max_cluster);
+    if (c.chunks_per_shard == 0)
+      return refuse(p, "cluster reduction needs 2.." + std::to_string(max_cluster) + " K-shards; K=" +
+                           std::to_string(s.k) + " has " + std::to_string(chunks) + " chunk(s) of " +
+                           std::to_string(p.k_chunk));
     p.chunks_per_shard = c.chunks_per_shard;
     p.mma_model_cost = c.cost;
   } else if (p.tiles_m * chunks <= target) {
@@ -285,12 +328,21 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   p.k_rnd = ceil_div(chunks, p.chunks_per_shard);
   p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
   p.grid = p.tiles_m * p.n_slices * p.k_rnd;
+  if (cluster && (p.k_rnd < 2 || p.k_rnd > max_cluster))
+    return refuse(p, "cluster reduction with " + std::to_string(p.k_rnd) + " K-shard(s): a cluster holds 2.." +
+                         std::to_string(max_cluster) + " workgroups on " + std::string(arch.name));
+  if (cluster && !cluster_one_wave(p, p.k_rnd, arch.compute_units))
+    return refuse(p, "cluster reduction: " + std::to_string(p.tiles_m * p.n_slices) + " clusters of " +
+                         std::to_string(p.k_rnd) + " do not run in one wave (" +
+                         std::to_string(cluster_slots(static_cast<int>(p.k_rnd), p.mma_resident, arch.compute_units)) +
+                         " workgroups at once)");
+  p.cluster_blocks = cluster ? static_cast<int>(p.k_rnd) : 1;
   p.overlap_previous = opt.overlap_previous && arch.arch == port::Arch::sm_90;
 
   // LDS phases. All share one allocation; barriers separate them.
   p.lds_main = p.mma ? mma_ring_bytes(p, p.mma_warps_m, p.mma_panels) : main_footprint(p.n_p2, p.tile_m, p.k_chunk);
   // (The MMA path also stages a one-shard tile in LDS for its direct epilogue.)
-  p.lds_kreduce = (p.k_groups > 1 || (p.mma && p.k_rnd == 1))
+  p.lds_kreduce = (p.k_groups > 1 || (p.mma && p.k_rnd == 1) || cluster)
                       ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4
                       : 0;
   // Readback passes: the whole tile at once on the FMA path; on the MMA path N-tiles of at most 4096 outputs.
@@ -305,6 +357,8 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   const std::size_t shard_bytes = static_cast<std::size_t>(p.readback_pass_outputs) * 4;  // staged per shard
   if (is_amd(arch.arch))
     p.lds_alloc_bytes = arch.lds_bytes_per_block;
+  else if (cluster)  // no readback: the partials stay where the k-group reduction put them
+    p.lds_alloc_bytes = std::max(p.lds_main, p.lds_kreduce);
   else if (p.mma)  // room to read back up to kMmaReadbackLds bytes of shards per batch
     p.lds_alloc_bytes = std::max({p.lds_main, p.lds_kreduce, shard_bytes,
                                   std::min(static_cast<std::size_t>(p.k_rnd) * shard_bytes, kMmaReadbackLds)});
@@ -320,6 +374,11 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   }
   p.readback_batches = ceil_div(p.k_rnd, p.readback_batch_shards);
   p.lds_readback = static_cast<std::size_t>(p.readback_batch_shards) * shard_bytes;
+  if (cluster) {
+    p.readback_batch_shards = 0;
+    p.readback_batches = 0;
+    p.lds_readback = 0;
+  }
 
   // Workspace: the fixed counter region (one int32 per output tile: M-tile and slice), then k_rnd fp32 slabs.
   const std::int64_t tiles = p.tiles_m * p.n_slices;
@@ -332,6 +391,11 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
                          " B of counters > the counter region of " + std::to_string(kCounterRegionBytes) + " B");
   p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * tiles * slab_bytes;
   p.workspace_need_bytes = slabs_at + p.partial_bytes;
+  if (cluster) {  // nothing outside the cluster's LDS
+    p.counter_bytes = 0;
+    p.partial_bytes = 0;
+    p.workspace_need_bytes = 0;
+  }
   if (opt.variant == SkinnyVariant::optimistic_workspace_predicate)
     p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * tiles * slab_bytes;
   else
@@ -386,12 +450,18 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
       }
       first = false;
     };
-    const SkinnyPlan as_built = make_plan_with(s, arch, opt, wm, mt, wgmma, 2, slice_rows);
-    take(as_built);
-    if (!wgmma) return;
-    // A warpgroup instance sized for two per SM is also tried with the ring of one per SM (force_resident picks).
-    const SkinnyPlan one = make_plan_with(s, arch, opt, wm, mt, wgmma, 1, slice_rows);
-    if (!(as_built.ok && one.ok && as_built.mma_resident == one.mma_resident)) take(one);
+    // The warpgroup kernel's split plans also with the shards of a tile reduced through a cluster
+    // (force_cluster_reduce picks one way).
+    const bool clusters = wgmma && arch.max_cluster_blocks > 1 && opt.variant == SkinnyVariant::fixed;
+    for (bool cluster : {false, true}) {
+      if (cluster ? (!clusters || opt.force_cluster_reduce == 1) : opt.force_cluster_reduce == 2) continue;
+      const SkinnyPlan as_built = make_plan_with(s, arch, opt, wm, mt, wgmma, 2, slice_rows, cluster);
+      take(as_built);
+      if (!wgmma) continue;
+      // A warpgroup instance sized for two per SM is also tried with the ring of one per SM (force_resident picks).
+      const SkinnyPlan one = make_plan_with(s, arch, opt, wm, mt, wgmma, 1, slice_rows, cluster);
+      if (!(as_built.ok && one.ok && as_built.mma_resident == one.mma_resident)) take(one);
+    }
   };
   if (opt.force_kernel != 2)
     for (int ci = choices.count - 1; ci >= 0; --ci)  // larger warp tiles first: they win ties (fewer LDS reads)
@@ -406,7 +476,8 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
         }
   if (first)  // forced off the lists
     return make_plan_with(s, arch, opt, opt.force_warps_m, opt.force_m_tiles, opt.force_kernel == 2,
-                          opt.force_resident != 0 ? opt.force_resident : 2, opt.force_slice_rows);
+                          opt.force_resident != 0 ? opt.force_resident : 2, opt.force_slice_rows,
+                          opt.force_cluster_reduce == 2);
   return best;
 }
 
@@ -432,7 +503,8 @@ std::string SkinnyPlan::describe() const {
   if (wgmma)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 warpgroup_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks
       << " warpgroups=" << mma_warps_m << "x1 stages=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
-      << " per_SM=" << mma_resident << " slices=" << n_slices << "x" << slice_rows;
+      << " per_SM=" << mma_resident << " slices=" << n_slices << "x" << slice_rows
+      << (cluster_reduce ? " reduce=cluster" : (k_rnd > 1 ? " reduce=workspace" : ""));
   else if (mma)
     o << " mma=m16n8k16 warp_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks << " warps=" << mma_warps_m << "x"
       << mma_warps_n << " stages=" << mma_stages << "x" << mma_panels << "x" << kMmaPanelK;

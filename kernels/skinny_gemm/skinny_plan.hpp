@@ -61,6 +61,10 @@ struct SkinnyOptions {
   // sm_90: launch as a programmatic dependent launch (LaunchConfig::overlap_previous): the kernel is scheduled while
   // the previous kernel on the stream finishes and waits for it before touching memory. false: a plain launch.
   bool overlap_previous = true;
+  // Warpgroup kernel, split plans: how the K-shards of an output tile are combined (0 = the cost model's choice,
+  // 1 = workspace slabs and a counter, the last arriver reading them back; 2 = the shards of a tile form one
+  // thread-block cluster and sum each other's partial from LDS, no workspace; at most max_cluster_blocks shards).
+  int force_cluster_reduce = 0;
 };
 
 struct LdsPhase {
@@ -151,6 +155,9 @@ inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass:
 // Epilogue group: consecutive outputs of one row that a thread sums and stores together (skinny_device.hpp); every
 // plan keeps tile_m a multiple of it.
 inline constexpr int kEpiVec = 8;
+// Shards a cluster reduction takes at most (the kernel unrolls its exchange to it; also capped by the arch profile's
+// max_cluster_blocks, 8 on sm_90).
+inline constexpr int kMaxClusterShards = 8;
 
 
 struct SkinnyPlan {
@@ -180,7 +187,7 @@ struct SkinnyPlan {
   int mma_stages = 0;     // pipeline ring slots
   int mma_resident = 0;   // workgroups per SM the LDS budget is sized for (1 or 2; at most the instance's build)
   int mma_panels = 0;     // K panels per stage (32 elements, max(kMmaMinPanels, k_groups); wgmma: 64 elements)
-  double mma_model_cost = 0;  // the split/tiling cost model's value for this plan (lower is better)
+  double mma_model_cost = 0;        // the split/tiling cost model's value for this plan (lower is better)
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
   // Output-row slices (warpgroup kernel; 1 elsewhere): slice j owns output rows [j·slice_rows, (j+1)·slice_rows) ∩
@@ -188,6 +195,13 @@ struct SkinnyPlan {
   // adjacent (its b is read from DRAM about once), then M-tiles, then K-shards.
   int n_slices = 1;
   int slice_rows = 16;
+
+  // Cluster reduction (warpgroup kernel, sm_90): the k_rnd shards of each output tile run as one thread-block cluster
+  // of k_rnd workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32
+  // partial in LDS, and after a cluster barrier each sums its share of the tile's outputs over all shards in shard
+  // order 0..k_rnd-1 (the slab path's order: the same bits) and stores it. No workspace, counters or readback.
+  bool cluster_reduce = false;
+  int cluster_blocks = 1;  // LaunchConfig::cluster_blocks: k_rnd when cluster_reduce, else 1
 
   // Split-K.
   int chunkk = 1;
@@ -231,26 +245,32 @@ struct SkinnyPlan {
 //   * MMAs run at the given rate (m16n8k16 per SM per microsecond; a 64 x N x 16 wgmma counts as N/2 of them),
 //     shared by the workgroups resident on the SM; a workgroup costs the larger of the two plus block_us;
 //   * a split adds the partials written and read back at the copy bandwidth, a serial tail (fence, counter) and
-//     the last arriver's readback of every shard's slab at readback_gbs.
-// The defaults are a fit (bench/kernels/fit_skinny_model, session 6) to H200 sweeps of every forced layout, both
-// residencies and output-row slicings of the warpgroup kernel, checked on the committed sweeps with programmatic
-// dependent launch (bench/kernels/data/skinny_sweep_h200.txt, each layout's fastest of three runs): the model's pick
-// among the swept layouts is within 0.5 % of the fastest on average over the 54 benchmark shapes, 7.3 % at worst
-// (N=128 K=16384 M=7168). The constants are effective values that make the right choices, not measurements: e.g.
-// the split tail and the m16n8k16 rate absorb per-launch and per-step overheads. One layout's timings differ by up
-// to ~5 % between H200 runs (~10 % for the largest shapes), so finer fits would follow noise.
+//     the last arriver's readback of every shard's slab at readback_gbs; a cluster-reduced split (admitted only when
+//     all its clusters run in one wave) adds cluster_tail_us and the exchange of its shards' partials at cluster_gbs
+//     instead.
+// The defaults are a fit (bench/kernels/fit_skinny_model, session 7) to H200 sweeps of every forced layout: both
+// tensor-core kernels, both residencies, output-row slicings and (session 7) both shard reductions of the warpgroup
+// kernel, with programmatic dependent launch (bench/kernels/data/skinny_sweep_h200.txt: each layout's fastest of
+// the session 6 sweeps and two session 7 sweeps). The model's pick among the swept layouts is within 1.6 % of the
+// fastest on average over the 54 benchmark shapes, 15 % at worst (N=128 K=16384 M=7168, whose timings vary by
+// ~10-15 % between runs); session 6's model, without cluster layouts, reached 0.5 % / 7.3 %. The constants are
+// effective values that make the right choices, not measurements (e.g. block_us 0.23 us, cluster_tail_us 0.19 us:
+// the fit moves per-launch overheads into other terms). One layout's timings differ by up to ~5 % between H200 runs
+// (~10 % for the largest shapes), so finer fits would follow noise.
 struct SkinnyTimeModel {
-  double copy_gbs = 1683;           // device copy bandwidth shared by concurrent workgroups
-  double latency_us = 7.927;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
-  double block_us = 3.113;          // per workgroup wave: pipeline fill and epilogue
-  double tail_us = 9.374;           // a split's serial tail: release fence, counter, acquire
-  double readback_gbs = 8.721;      // the last arriver's readback rate
-  double mma_per_sm_per_us = 8.915; // mma.sync m16n8k16 per SM per microsecond (effective: see above)
-  double wgmma_per_sm_per_us = 272.8;
-  double wgmma_block_gbs = 13.94;   // most a warpgroup-kernel workgroup streams
-  double a_weight = 0.2467;         // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
-  double a_weight_wgmma = 0.03342;  // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
-  double b_reread_weight = 1.087;   // weight of b re-read by an M-tile's further output-row slices (L2 hits)
+  double copy_gbs = 3215;           // device copy bandwidth shared by concurrent workgroups
+  double latency_us = 6.551;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
+  double block_us = 0.2343;         // per workgroup wave: pipeline fill and epilogue
+  double tail_us = 10.39;           // a split's serial tail: release fence, counter, acquire
+  double readback_gbs = 22.6;       // the last arriver's readback rate
+  double mma_per_sm_per_us = 28.66; // mma.sync m16n8k16 per SM per microsecond (effective: see above)
+  double wgmma_per_sm_per_us = 273.3;
+  double wgmma_block_gbs = 105.2;   // most a warpgroup-kernel workgroup streams
+  double a_weight = 0.248;          // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
+  double a_weight_wgmma = 0.01332;  // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
+  double b_reread_weight = 1.213;   // weight of b re-read by an M-tile's further output-row slices (L2 hits)
+  double cluster_tail_us = 0.1946;  // a cluster-reduced split's tail: two cluster barriers
+  double cluster_gbs = 4.338;       // rate of a cluster's exchange of its shards' partials (the tile's outputs)
 };
 
 // The model's time of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans

@@ -128,6 +128,8 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
                         {"k_groups", plan.k_groups},
                         {"output_row_slices", {plan.n_slices, plan.slice_rows}},
                         {"overlap_previous", plan.overlap_previous},
+                        {"shard_reduction", plan.k_rnd == 1 ? "none" : (plan.cluster_reduce ? "cluster" : "workspace")},
+                        {"cluster_blocks", plan.cluster_blocks},
                         {"ring", {plan.mma_stages, plan.mma_panels, plan.wgmma ? kWgmmaPanelK : kMmaPanelK}},
                         {"model_us", plan.mma_model_cost}};
   const SkinnyTileMap tm = plan.tile_map();

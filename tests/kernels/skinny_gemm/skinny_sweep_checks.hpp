@@ -13,18 +13,21 @@
 
 namespace dsv4::test::skinny {
 
-enum class WgmmaSweep { layouts, slices };
+enum class WgmmaSweep { layouts, slices, clusters };
 
 inline void check_wgmma_sweep(WgmmaSweep which, const std::string& label, std::mt19937_64& rng) {
   sk::SkinnyWorkspacePool pool(2, std::size_t{32} << 20, 0);
   port::Stream st;
   const bool layouts = which == WgmmaSweep::layouts;
   const LayoutSweep r = layouts ? sweep_wgmma_layouts(port::device_profile(), pool, st, rng)
-                                : sweep_wgmma_slices(port::device_profile(), pool, st, rng);
+                        : which == WgmmaSweep::slices ? sweep_wgmma_slices(port::device_profile(), pool, st, rng)
+                                                      : sweep_wgmma_clusters(port::device_profile(), pool, st, rng);
   for (const auto& f : r.failures) ADD_FAILURE() << f;
-  std::cout << label << (layouts ? " wgmma layouts: " : " wgmma slices: ") << r.cases << " cases, "
-            << r.failures.size() << " failing\n";
-  if (layouts) {
+  std::cout << label << (layouts ? " wgmma layouts: " : which == WgmmaSweep::slices ? " wgmma slices: " : " wgmma clusters: ")
+            << r.cases << " cases, " << r.failures.size() << " failing\n";
+  if (which == WgmmaSweep::clusters) {
+    EXPECT_EQ(r.cases, 20);  // every (N, shard count) pair admitted both ways
+  } else if (layouts) {
     // Every one of the 38 layouts at one workgroup per SM, 12 of them also at two (the rest are built for one and
     // refused at two, as is the one layout over budget at either).
     EXPECT_EQ(r.cases, 50);

@@ -271,4 +271,64 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
   return r;
 }
 
+// The warpgroup kernel's split plans with the shards of each tile reduced through a thread-block cluster
+// (force_cluster_reduce = 2) against the same layout and shard count reduced through the workspace (= 1): both must
+// match the float64 reference per row and each other bit for bit (the same partials summed in the same order).
+// 2, 3, 5 and 8 shards (K = 1032 in chunks of 512 or 256, K = 2048 in chunks of 256), N from 1 to 128 (some
+// sliced), layouts rotating over 64/128-row tiles and 1/2 warpgroups along M (two k-groups), M = 200, both dtypes,
+// every bias shape, padded a, some misaligned outputs. cases counts the pairs run.
+inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
+                                        std::mt19937_64& rng) {
+  LayoutSweep r;
+  int idx = 0;
+  const int layouts[4][2] = {{4, 1}, {8, 2}, {4, 2}, {8, 1}};  // (16-row tiles of b per warpgroup, warpgroups along M)
+  struct Split {
+    std::int64_t k;
+    int chunkk, cps, shards;
+  };
+  const Split splits[] = {{1032, 1, 2, 2}, {1032, 1, 1, 3}, {1032, 2, 1, 5}, {2048, 2, 1, 8}};
+  const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
+  for (const auto& [n, rows] : std::initializer_list<std::pair<std::int64_t, int>>{
+           {1, 0}, {9, 0}, {40, 16}, {100, 0}, {128, 64}})
+    for (const Split& sp : splits) {
+      sk::SkinnyShape s = sweep_shape(n, idx, biases[idx % 4]);
+      s.k = sp.k;
+      if (s.lda != 0) s.lda = sp.k + 40;
+      const int li = n > 64 && idx % 4 == 3 ? 0 : idx % 4;  // (8, 1) with 128 rows of a exceeds the LDS budget
+      const int mt = layouts[li][0], wm = layouts[li][1];
+      const std::size_t out_offset = idx % 3 == 2;
+      ++idx;
+      sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, 2, 0,
+                          rows != 0 ? rows : sk::wgmma_unsliced_rows(n)};
+      o.force_cluster_reduce = 2;
+      const sk::SkinnyPlan cl = sk::make_plan(s, arch, o);
+      o.force_cluster_reduce = 1;
+      const sk::SkinnyPlan ws = sk::make_plan(s, arch, o);
+      if (!cl.ok || !ws.ok) {
+        r.failures.push_back("unexpected refusal: " + (cl.ok ? ws : cl).describe());
+        continue;
+      }
+      if (!cl.cluster_reduce || cl.k_rnd != sp.shards || cl.cluster_blocks != sp.shards || cl.workspace_bytes != 0 ||
+          ws.cluster_reduce || ws.k_rnd != sp.shards || ws.grid != cl.grid || ws.tile_m != cl.tile_m) {
+        r.failures.push_back("not the forced pair: " + cl.describe() + " | " + ws.describe());
+        continue;
+      }
+      ++r.cases;
+      const HostCase c = make_case(s, rng);
+      const RefResult ref = reference(c);
+      std::vector<std::uint16_t> outs[2];
+      for (int which = 0; which < 2; ++which) {
+        const sk::SkinnyPlan& plan = which ? ws : cl;
+        DeviceCase d(c, out_offset, 0);
+        sk::run_skinny_gemm(plan, d.io(), pool, st);
+        st.synchronize();
+        outs[which] = d.result();
+        const RowCheck rc = check_rows(c, ref, outs[which]);
+        if (!rc.ok()) r.failures.push_back(plan.describe() + ": " + std::to_string(rc.failures) + " mismatches (first " + rc.first + ")");
+      }
+      if (outs[0] != outs[1]) r.failures.push_back("cluster and workspace reductions differ bitwise: " + cl.describe());
+    }
+  return r;
+}
+
 }  // namespace dsv4::test::skinny

@@ -118,6 +118,16 @@ TEST(SkinnyDevice, WgmmaOutputRowSlicesMatchReferencePerRow) {
 // Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU
 // faults on a misaligned 16-byte store; sim fails the launch the same way). Split plans on every profile, and the
 // one-shard epilogue of the tensor-core path (sm_90; the FMA path always goes through the readback).
+// Split plans with the shards of a tile reduced through a thread-block cluster (distributed shared memory) against the
+// same layouts reduced through the workspace: reference per row, and the two bit for bit.
+TEST(SkinnyDevice, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
+  SKINNY_REQUIRE_DEVICE();
+  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
+    GTEST_SKIP() << "thread-block clusters run on sm_90 devices (sim: test_skinny_mma_sim)";
+  auto rng = dsv4::test::rng_for_current_test();
+  check_wgmma_sweep(WgmmaSweep::clusters, "[skinny device]", rng);
+}
+
 TEST(SkinnyDevice, MisalignedOutAndBiasMatchReference) {
   SKINNY_REQUIRE_DEVICE();
   auto rng = dsv4::test::rng_for_current_test();

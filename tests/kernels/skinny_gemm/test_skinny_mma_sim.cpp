@@ -137,6 +137,21 @@ TEST_F(SkinnyMmaSim, WgmmaOutputRowSlicesMatchReferencePerRow) {
   check_wgmma_sweep(WgmmaSweep::slices, "[skinny mma sim]", rng);
 }
 
+// Cluster-reduced split plans (sweep_wgmma_clusters) against the workspace path, bit for bit, under a random schedule
+// with preemption at global accesses: a rank reading a partial before its owner wrote it, or after its owner exited,
+// fails the launch (the sim's cluster checks), and an exchange in the wrong shard order changes bits.
+TEST_F(SkinnyMmaSim, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
+  auto rng = dsv4::test::rng_for_current_test();
+  auto o = port::sim::options();
+  o.schedule = port::sim::Schedule::random;
+  o.preempt_global = true;
+  o.seed = dsv4::test::test_seed("skinny_wgmma_clusters");
+  port::sim::set_options(o);
+  check_wgmma_sweep(WgmmaSweep::clusters, "[skinny mma sim]", rng);
+  const auto rep = port::sim::take_report();
+  EXPECT_TRUE(rep.empty()) << rep.to_string();
+}
+
 // Random shapes on the warpgroup path with a random slicing (or the model's), a random shard length and bias:
 // every admitted plan must match the float64 reference per row. The seed line above a failure reproduces it.
 TEST_F(SkinnyMmaSim, RandomShapesWithRandomSlicesMatchReferencePerRow) {

@@ -54,6 +54,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
     if (opt.force_kernel == 2)  // any power of two from 8 to the padded N (0: the model's choice)
       opt.force_slice_rows = *rc::gen::element(0, 8, 16, 32, 64, 128) % (2 * sk::wgmma_unsliced_rows(s.n));
+    // Shards combined by the model's choice, the workspace, or a cluster (warpgroup kernel, two chunks: K > 512).
+    opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
+    if ((s.k <= 512 || opt.force_kernel == 1) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
   if (!p.ok) RC_FAIL("refused: " + p.describe());  // every shape of the skinny range with K % 8 == 0 is admitted
@@ -65,22 +68,34 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   // Every shard is non-empty and together they cover K.
   RC_ASSERT(p.k_rnd * p.k_shard >= s.k);
   RC_ASSERT((p.k_rnd - 1) * p.k_shard < s.k);
-  RC_ASSERT(p.readback_batch_shards >= 1);
-  RC_ASSERT(p.readback_batches * p.readback_batch_shards >= p.k_rnd);
-  // Workspace: the kernel's slabs (M_p · N_p2 · k_rnd fp32, known-bugs #2 test) plus counters fit.
-  const std::size_t slabs = static_cast<std::size_t>(p.m_padded) * p.n_slices * p.n_p2 * p.k_rnd * 4;
-  RC_ASSERT(p.workspace_bytes >= slabs + p.counter_bytes);
   RC_ASSERT(p.workspace_bytes == p.workspace_need_bytes);
   RC_ASSERT(sk::workspace_size(s, arch) == sk::make_plan(s, arch).workspace_bytes);
   // The kernel's shard count, chunking and offsets are the predicate's.
   const sk::SkinnyKernelArgs ka = sk::kernel_args(p);
   RC_ASSERT(ka.k_rnd == p.k_rnd);
   RC_ASSERT(ka.k_shard == static_cast<std::int64_t>(ka.chunks_per_shard) * ka.k_chunk);
-  RC_ASSERT(ka.partial_offset + ka.partial_bytes <= p.workspace_bytes);
-  RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
-  RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);  // same layout for every shape (pool slots are shared)
   RC_ASSERT(ka.grid == ka.tiles_m * ka.n_slices * ka.k_rnd);
-  RC_ASSERT(p.counter_bytes == static_cast<std::size_t>(p.tiles_m * p.n_slices) * 4);  // one counter per tile
+  RC_ASSERT(ka.cluster_blocks == p.cluster_blocks);
+  if (opt.force_cluster_reduce != 0) RC_ASSERT(p.cluster_reduce == (opt.force_cluster_reduce == 2));
+  if (p.cluster_reduce) {
+    // A cluster per output tile (its shards adjacent), within the arch's cluster size; nothing outside LDS.
+    RC_ASSERT(p.wgmma);
+    RC_ASSERT(p.k_rnd >= 2 && p.k_rnd <= std::min(arch.max_cluster_blocks, sk::kMaxClusterShards));
+    RC_ASSERT(p.cluster_blocks == p.k_rnd && ka.grid % p.cluster_blocks == 0);
+    RC_ASSERT(p.workspace_bytes == 0 && p.counter_bytes == 0 && p.partial_bytes == 0 && p.lds_readback == 0);
+    RC_ASSERT(p.lds_kreduce == static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4);  // the partial
+  } else {
+    RC_ASSERT(p.cluster_blocks == 1);
+    RC_ASSERT(p.readback_batch_shards >= 1);
+    RC_ASSERT(p.readback_batches * p.readback_batch_shards >= p.k_rnd);
+    // Workspace: the kernel's slabs (M_p · N_p2 · k_rnd fp32, known-bugs #2 test) plus counters fit.
+    const std::size_t slabs = static_cast<std::size_t>(p.m_padded) * p.n_slices * p.n_p2 * p.k_rnd * 4;
+    RC_ASSERT(p.workspace_bytes >= slabs + p.counter_bytes);
+    RC_ASSERT(ka.partial_offset + ka.partial_bytes <= p.workspace_bytes);
+    RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
+    RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);  // same layout for every shape (pool slots are shared)
+    RC_ASSERT(p.counter_bytes == static_cast<std::size_t>(p.tiles_m * p.n_slices) * 4);  // one counter per tile
+  }
   // Output-row slices cover N exactly once (no empty slice), and exist on the warpgroup path only.
   RC_ASSERT(ka.n_slices == p.n_slices && ka.slice_rows == p.slice_rows);
   RC_ASSERT(static_cast<std::int64_t>(p.n_slices) * p.slice_rows >= s.n);
@@ -247,9 +262,56 @@ TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
 // The warpgroup kernel may split the output rows into slices: one workgroup per (M-tile, slice, K-shard), a
 // counter and a slab per (M-tile, slice); slices of N = 65 by 32 rows are 3 (no empty fourth). Other kernels and
 // other row counts are refused, naming the option.
+// The shards of a warpgroup split plan reduced through a thread-block cluster: same tiling, shards and grid as the
+// workspace plan, no workspace; at most the arch's cluster size of shards; never on CDNA, the m16n8k16 kernel, a
+// one-shard plan or a bug-zoo variant (each refusal names why).
+TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
+  const sk::SkinnyShape s = shape_nmk(32, 1024, 2048);  // 4 chunks of 512
+  sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, 2, 0, 32};  // 64-row tiles, one chunk per shard
+  o.force_cluster_reduce = 2;
+  const sk::SkinnyPlan cl = sk::make_plan(s, port::kSm90, o);
+  o.force_cluster_reduce = 1;
+  const sk::SkinnyPlan ws = sk::make_plan(s, port::kSm90, o);
+  ASSERT_TRUE(cl.ok && ws.ok) << cl.reason << " / " << ws.reason;
+  EXPECT_TRUE(cl.cluster_reduce);
+  EXPECT_FALSE(ws.cluster_reduce);
+  EXPECT_EQ(cl.k_rnd, 4);
+  EXPECT_EQ(cl.cluster_blocks, 4);
+  EXPECT_EQ(ws.cluster_blocks, 1);
+  EXPECT_EQ(cl.grid, ws.grid);
+  EXPECT_EQ(cl.workspace_bytes, 0u);
+  EXPECT_GT(ws.workspace_bytes, 0u);
+  EXPECT_EQ(cl.lds_readback, 0u);
+  EXPECT_NE(cl.describe().find("reduce=cluster"), std::string::npos) << cl.describe();
+  // The model's choice without forcing is one of the two (whichever it costs lower).
+  o.force_cluster_reduce = 0;
+  const sk::SkinnyPlan pick = sk::make_plan(s, port::kSm90, o);
+  EXPECT_EQ(pick.mma_model_cost, std::min(cl.mma_model_cost, ws.mma_model_cost));
+  auto refused = [&](const sk::SkinnyShape& sh, const port::ArchProfile& arch, sk::SkinnyOptions opt,
+                     const std::string& why) {
+    opt.force_cluster_reduce = 2;
+    const sk::SkinnyPlan r = sk::make_plan(sh, arch, opt);
+    EXPECT_FALSE(r.ok) << r.describe();
+    EXPECT_NE(r.reason.find(why), std::string::npos) << r.reason;
+  };
+  refused(shape_nmk(32, 1024, 512), port::kSm90, o, "with 1 K-shard(s)");  // one chunk
+  sk::SkinnyOptions sixteen = o;
+  sixteen.force_chunkk = 2;
+  sixteen.force_chunks_per_shard = 1;
+  refused(shape_nmk(32, 1024, 4096), port::kSm90, sixteen, "with 16 K-shard(s): a cluster holds 2..8");
+  sk::SkinnyOptions mma = o;
+  mma.force_kernel = 1;
+  refused(s, port::kSm90, mma, "warpgroup kernel");
+  refused(s, port::kGfx950, sk::SkinnyOptions{}, "warpgroup kernel");
+  sk::SkinnyOptions zoo = o;
+  zoo.variant = sk::SkinnyVariant::optimistic_workspace_predicate;
+  refused(s, port::kSm90, zoo, "bug-zoo variants");
+}
+
 TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
   sk::SkinnyShape s = shape_nmk(128, 1024, 2048);
   sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, 2, 0, 64};  // 64-row tiles, 4 shards, 2 slices of 64
+  o.force_cluster_reduce = 1;  // through the workspace (its slabs and counters are counted below)
   const sk::SkinnyPlan two = sk::make_plan(s, port::kSm90, o);
   o.force_slice_rows = 128;
   const sk::SkinnyPlan one = sk::make_plan(s, port::kSm90, o);

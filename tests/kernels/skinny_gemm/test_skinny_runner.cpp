@@ -105,6 +105,12 @@ TEST(SkinnyRunner, Sm90PlanJsonNamesSlicesAndLaunchMode) {
     EXPECT_NE(plan.value("text", "").find("slices=" + std::to_string(slices[0]) + "x" + std::to_string(slices[1])),
               std::string::npos)
         << plan.dump();
+  // How the K-shards are combined, consistent with the shard count and the cluster size.
+  const std::string reduction = tc.at("shard_reduction").get<std::string>();
+  const std::int64_t shards = plan.at("k_shards").get<std::int64_t>();
+  EXPECT_EQ(reduction, shards == 1 ? "none" : reduction == "cluster" ? "cluster" : "workspace") << tc.dump();
+  EXPECT_EQ(tc.at("cluster_blocks").get<std::int64_t>(), reduction == "cluster" ? shards : 1) << tc.dump();
+  if (reduction == "cluster") EXPECT_EQ(plan.at("workspace_bytes").get<std::int64_t>(), 0) << plan.dump();
 }
 
 TEST(SkinnyRunner, ZooVariantReadbackOnePassFailsOnlyTheSecondNTile) {
