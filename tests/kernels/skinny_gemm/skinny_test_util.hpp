@@ -276,7 +276,8 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
 // match the float64 reference per row and each other bit for bit (the same partials summed in the same order).
 // 2, 3, 5 and 8 shards (K = 1032 in chunks of 512 or 256, K = 2048 in chunks of 256), N from 1 to 128 (some
 // sliced), layouts rotating over 64/128-row tiles and 1/2 warpgroups along M (two k-groups), M = 200, both dtypes,
-// every bias shape, padded a, some misaligned outputs. cases counts the pairs run.
+// every bias shape, padded a, some misaligned outputs; every other cluster plan launched with no workspace at all.
+// cases counts the pairs run.
 inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
                                         std::mt19937_64& rng) {
   LayoutSweep r;
@@ -320,7 +321,10 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
       for (int which = 0; which < 2; ++which) {
         const sk::SkinnyPlan& plan = which ? ws : cl;
         DeviceCase d(c, out_offset, 0);
-        sk::run_skinny_gemm(plan, d.io(), pool, st);
+        if (which == 0 && idx % 2 == 0)  // a cluster-reduced plan needs no workspace: caller-owned, none given
+          sk::launch_skinny_gemm(plan, d.io(), nullptr, 0, st);
+        else
+          sk::run_skinny_gemm(plan, d.io(), pool, st);
         st.synchronize();
         outs[which] = d.result();
         const RowCheck rc = check_rows(c, ref, outs[which]);

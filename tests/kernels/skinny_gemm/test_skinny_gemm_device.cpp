@@ -289,9 +289,12 @@ TEST(SkinnyDevice, RefusedBeforeLaunchWithTheLimit) {
   } catch (const dsv4::InputError& e) {
     EXPECT_NE(std::string(e.what()).find("N=129"), std::string::npos) << e.what();
   }
-  // A caller-owned workspace one byte short of the plan is refused too.
-  const auto ok = sk::make_plan(shape(64, 64, 2048), port::device_profile());
-  ASSERT_TRUE(ok.ok);
+  // A caller-owned workspace one byte short of the plan is refused too (a plan that reduces its shards through the
+  // workspace: a cluster-reduced one needs none).
+  sk::SkinnyOptions through_workspace;
+  through_workspace.force_cluster_reduce = 1;
+  const auto ok = sk::make_plan(shape(64, 64, 2048), port::device_profile(), through_workspace);
+  ASSERT_TRUE(ok.ok && ok.workspace_bytes > 0) << ok.describe();
   port::DeviceBuffer ws(ok.workspace_bytes - 1), x(64 * 2048 * 2), y(64 * 2048 * 2), out(64 * 64 * 2);
   try {
     sk::launch_skinny_gemm(ok, {x.data(), y.data(), nullptr, out.data()}, ws.data(), ws.bytes(), st);

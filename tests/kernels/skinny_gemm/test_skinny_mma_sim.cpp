@@ -45,6 +45,15 @@ sk::SkinnyShape shape(std::int64_t n, std::int64_t m, std::int64_t k, sk::ElemTy
   return s;
 }
 
+// The random schedule with preemption at global accesses, seeded from the test seed and `name`.
+void use_random_schedule(const char* name) {
+  auto o = port::sim::options();
+  o.schedule = port::sim::Schedule::random;
+  o.preempt_global = true;
+  o.seed = dsv4::test::test_seed(name);
+  port::sim::set_options(o);
+}
+
 std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& pool, port::Stream& st,
                           std::mt19937_64& rng, sk::SkinnyOptions opt = {}) {
   const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
@@ -129,11 +138,7 @@ TEST_F(SkinnyMmaSim, EveryWgmmaLayoutMatchesReferencePerRow) {
 // next slice (zeros past its own) is caught when its stores land after that slice's, which serial order hides.
 TEST_F(SkinnyMmaSim, WgmmaOutputRowSlicesMatchReferencePerRow) {
   auto rng = dsv4::test::rng_for_current_test();
-  auto o = port::sim::options();
-  o.schedule = port::sim::Schedule::random;
-  o.preempt_global = true;
-  o.seed = dsv4::test::test_seed("skinny_wgmma_slices");
-  port::sim::set_options(o);
+  use_random_schedule("skinny_wgmma_slices");
   check_wgmma_sweep(WgmmaSweep::slices, "[skinny mma sim]", rng);
 }
 
@@ -142,11 +147,7 @@ TEST_F(SkinnyMmaSim, WgmmaOutputRowSlicesMatchReferencePerRow) {
 // fails the launch (the sim's cluster checks), and an exchange in the wrong shard order changes bits.
 TEST_F(SkinnyMmaSim, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
   auto rng = dsv4::test::rng_for_current_test();
-  auto o = port::sim::options();
-  o.schedule = port::sim::Schedule::random;
-  o.preempt_global = true;
-  o.seed = dsv4::test::test_seed("skinny_wgmma_clusters");
-  port::sim::set_options(o);
+  use_random_schedule("skinny_wgmma_clusters");
   check_wgmma_sweep(WgmmaSweep::clusters, "[skinny mma sim]", rng);
   const auto rep = port::sim::take_report();
   EXPECT_TRUE(rep.empty()) << rep.to_string();
