@@ -17,9 +17,11 @@
 // published to the MMA's reads by lds_fence_for_mma() in the writing thread before the barrier that precedes the MMA.
 // Backends:
 //   cuda: the wgmma instructions (sm_90a features through sm_90 PTX: descriptors with the 128-byte swizzle mode).
-//   sim : exact scalar emulation at the call (synchronous; fences and waits are no-ops): each thread reads its two
-//         A rows and N/4 B rows from LDS through the checked accessors, at the addresses the hardware's swizzle
-//         gives, forms exact fp32 products, sums them with the accumulator in float64 and rounds once.
+//   sim : exact scalar emulation, deferred to the wgmma_wait that retires the batch (the latest point the hardware
+//         may read the operands and write the accumulators; fences are no-ops): each thread reads its two A rows and
+//         N/4 B rows from LDS through the checked accessors, at the addresses the hardware's swizzle gives, forms
+//         exact fp32 products, sums them with the accumulator in float64 and rounds once. A batch never waited for
+//         is dropped when the thread exits.
 //   hip : not provided (no AMD kernel selects it; MFMA would be the AMD counterpart).
 #pragma once
 
@@ -58,6 +60,8 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], lds_ptr<std::uin
   const unsigned sb = static_cast<unsigned>(__cvta_generic_to_shared(b + b_elem)) + 32u * k16;
   wgmma_detail::WgmmaPtx<E, N>::run(d, wgmma_detail::descriptor(sa), wgmma_detail::descriptor(sb), accumulate ? 1 : 0);
 #elif defined(DSV4_BACKEND_SIM)
+  // Deferred to the wgmma_wait that retires the batch (kernels/backend/sim/wgmma_batches.cpp).
+  sim::detail::wgmma_defer([&d, a, a_elem, b, b_elem, k16, accumulate] {
   constexpr bool f16 = E == MmaElem::f16;
   const int tid = static_cast<int>(threadIdx.x) % 128;
   const int w = tid / 32, g = (tid % 32) / 4, t = tid % 4;
@@ -91,6 +95,7 @@ __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], lds_ptr<std::uin
       c = static_cast<float>(s);
     }
   }
+  });
 #else
   (void)d, (void)a, (void)a_elem, (void)b, (void)b_elem, (void)k16, (void)accumulate;  // nvcc host pass; not on hip
 #endif
@@ -104,12 +109,16 @@ __device__ __forceinline__ void wgmma_fence() {
 __device__ __forceinline__ void wgmma_commit() {
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
   asm volatile("wgmma.commit_group.sync.aligned;\n" ::: "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  sim::detail::wgmma_commit_batch();
 #endif
 }
 template <int Pending>
 __device__ __forceinline__ void wgmma_wait() {
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
   asm volatile("wgmma.wait_group.sync.aligned %0;\n" ::"n"(Pending) : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  sim::detail::wgmma_retire(Pending);
 #endif
 }
 // Pins accumulators in place (after a wait, before a batch): the compiler may not move their reads or writes across.

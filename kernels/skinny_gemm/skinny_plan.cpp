@@ -96,8 +96,8 @@ std::int64_t cluster_slots(int size, int per_sm, int sms) {
 
 // Cluster reduction is admitted when all of the plan's clusters run at once: a cluster's workgroups hold their SMs
 // until the slowest of them is done, and clusters of a later wave wait for a whole group of free SMs in one GPC (on
-// the H200, with the same layout, one wave of clusters measured 3-17 % faster than the workspace reduction, more
-// waves 1-44 % slower).
+// the H200, with the same layout, one wave of clusters measured up to 17 % faster than the workspace reduction, more
+// waves up to 47 % slower: medians per shard count and residency, bench/kernels/RESULTS_skinny_h200.md).
 bool cluster_one_wave(const SkinnyPlan& p, std::int64_t shards, int sms) {
   return p.tiles_m * p.n_slices * shards <= cluster_slots(static_cast<int>(shards), p.mma_resident, sms);
 }

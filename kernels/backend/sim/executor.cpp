@@ -231,6 +231,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
     t.fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get()}, [this, &t, b, body](ctx::fiber&& s) {
       t.sched = std::move(s);
       async_copy_forget(&t.ctx);
+      wgmma_forget(&t.ctx);
       try {
         (*body)();
       } catch (const ctx::detail::forced_unwind&) {
@@ -249,6 +250,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
         fail_launch(*b, "unknown exception in thread " + to_string(t.ctx.thread_idx));
       }
       async_copy_forget(&t.ctx);
+      wgmma_forget(&t.ctx);
       t.state = ThreadState::done;
       --b->live;
       return std::move(t.sched);
@@ -288,6 +290,7 @@ void Executor::abort_block(BlockExec& b) {
       g_current = &t.ctx;
       t.fiber = ctx::fiber();  // unwinds the suspended thread's stack
       async_copy_forget(&t.ctx);
+      wgmma_forget(&t.ctx);
       g_current = nullptr;
     }
   }

@@ -196,8 +196,10 @@ struct BlockExec {
   int wave_lanes(int w) const { return std::min(wave_size, nthreads - w * wave_size); }
 };
 
-// Drops a thread's pending asynchronous copies (async_copy.cpp); the executor calls it at thread start and end.
+// Drops a thread's pending asynchronous copies (async_copy.cpp) and warpgroup MMA batches (wgmma_batches.cpp); the
+// executor calls them at thread start and end.
 void async_copy_forget(const ThreadCtx* thread);
+void wgmma_forget(const ThreadCtx* thread);
 
 // Thrown inside a kernel thread to stop its launch (the failure is already recorded).
 struct LaunchAbort {};

@@ -50,6 +50,11 @@ void lds_access(int array, std::int64_t byte_offset, void* buf, std::size_t n, L
                 BlockExec* remote = nullptr);
 [[noreturn]] void lds_remote_misuse();  // a cluster-mapped pointer reached an operation on the block's own LDS
 
+// ---- warpgroup MMAs (kernels/port/wgmma.hpp): deferred to the wait that retires their batch ----
+void wgmma_defer(std::function<void()> mma);
+void wgmma_commit_batch();
+void wgmma_retire(int pending_allowed);
+
 // ---- thread-block clusters (kernels/port/cluster.hpp) ----
 int cluster_rank();
 int cluster_blocks();

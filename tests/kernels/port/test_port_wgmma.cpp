@@ -78,5 +78,28 @@ TEST_F(PortWgmma, RandomValuesToFp32Accuracy) {
       EXPECT_EQ(run_and_count(n, f16, true, false, rng, std::ldexp(1.0, -20)), 0) << what(n, f16, true);
 }
 
+// The sim performs a batch's MMAs at the wait that retires it (the latest the hardware may read the operands): a
+// B tile zeroed between the commit and the wait gives D = A·0 + C = C exactly. A synchronous emulation would give
+// A·B + C and hide a kernel that refills an operand tile before retiring the MMAs that read it.
+TEST_F(PortWgmma, SimPerformsTheMmasAtTheWaitThatRetiresTheirBatch) {
+  if (port::backend() != port::Backend::sim) GTEST_SKIP() << "on a GPU this misuse is a race";
+  auto rng = rng_for_current_test();
+  std::uniform_int_distribution<int> code(0x3c00, 0x3cff);  // fp16 around 1: A·B is far from 0
+  const int n = 16;
+  std::vector<std::uint16_t> a(64 * 64), b(static_cast<std::size_t>(n) * 64);
+  for (auto& x : a) x = static_cast<std::uint16_t>(code(rng));
+  for (auto& x : b) x = static_cast<std::uint16_t>(code(rng));
+  std::vector<float> c(static_cast<std::size_t>(64) * n);
+  for (std::size_t i = 0; i < c.size(); ++i) c[i] = static_cast<float>(i % 97) - 48.5f;
+  port::DeviceBuffer da = port::DeviceBuffer::from_host<std::uint16_t>(a), db = port::DeviceBuffer::from_host<std::uint16_t>(b);
+  port::DeviceBuffer dc = port::DeviceBuffer::from_host<float>(c), dd(c.size() * 4);
+  dd.memset(0xff);
+  port::Stream s;
+  wgmmak::wgmma_tile(static_cast<const std::uint16_t*>(da.data()), static_cast<const std::uint16_t*>(db.data()),
+                     static_cast<const float*>(dc.data()), static_cast<float*>(dd.data()), n, true, true, s, true);
+  s.synchronize();
+  EXPECT_EQ(dd.to_host<float>(), c);
+}
+
 }  // namespace
 }  // namespace dsv4::test

@@ -10,6 +10,8 @@ namespace dsv4::test::wgmmak {
 // K = 64: A [64][64] and B [n][64] (row n holds B[·][n], K contiguous) are raw bf16 (f16 = false) or fp16 codes
 // that the kernel stores into LDS as swizzled K-major tiles (kernels/port/wgmma.hpp); C and D are [64][n] fp32,
 // read and written in the accumulator layout given there. n is 8, 16, 32, 64 or 128.
+// zero_b_before_wait (a misuse, for the sim only): every thread zeroes the B tile after the batch is committed and
+// before the wait that retires it; the hardware may have read B or not by then, the sim reads it at the wait.
 void wgmma_tile(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d, int n, bool f16,
-                bool accumulate, dsv4::port::Stream& s);
+                bool accumulate, dsv4::port::Stream& s, bool zero_b_before_wait = false);
 }  // namespace dsv4::test::wgmmak

@@ -37,17 +37,22 @@ __global__ void wgmma_kernel(const std::uint16_t* a, const std::uint16_t* b, con
   for (int j = 0; j < N / 2; ++j) acc[j] = c[row_of(j) * N + col_of(j)];
   port::wgmma_pin(acc);
   port::wgmma_fence();
-  for (int k16 = 0; k16 < 4; ++k16) port::wgmma_m64k16<E, N>(acc, tiles, 0, tiles, 64 * 64, k16, accumulate || k16 > 0);
+  for (int k16 = 0; k16 < 4; ++k16)
+    port::wgmma_m64k16<E, N>(acc, tiles, 0, tiles, 64 * 64, k16, (accumulate & 1) || k16 > 0);
   port::wgmma_commit();
+  if (accumulate & 2) {  // zero_b_before_wait
+    for (int v = tid; v < N * 8; v += 128) port::lds_store_as<uint4>(tiles, 64 * 64 + v * 8, make_uint4(0, 0, 0, 0));
+    __syncthreads();
+  }
   port::wgmma_wait<0>();
   port::wgmma_pin(acc);
   for (int j = 0; j < N / 2; ++j) d[row_of(j) * N + col_of(j)] = acc[j];
 }
 
 template <port::MmaElem E>
-void launch_n(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d, int n, bool accumulate,
+void launch_n(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d, int n, int mode,
               const port::LaunchConfig& cfg) {
-  const int acc = accumulate ? 1 : 0;
+  const int acc = mode;  // bit 0: accumulate, bit 1: zero B before the wait
   switch (n) {
     case 8: return port::launch(&wgmma_kernel<E, 8>, cfg, a, b, c, d, acc);
     case 16: return port::launch(&wgmma_kernel<E, 16>, cfg, a, b, c, d, acc);
@@ -62,9 +67,9 @@ void launch_n(const std::uint16_t* a, const std::uint16_t* b, const float* c, fl
 #endif
 
 void wgmma_tile(const std::uint16_t* a, const std::uint16_t* b, const float* c, float* d, int n, bool f16,
-                bool accumulate, port::Stream& s) {
+                bool accumulate, port::Stream& s, bool zero_b_before_wait) {
 #if defined(DSV4_BACKEND_HIP)
-  (void)a, (void)b, (void)c, (void)d, (void)n, (void)f16, (void)accumulate, (void)s;
+  (void)a, (void)b, (void)c, (void)d, (void)n, (void)f16, (void)accumulate, (void)s, (void)zero_b_before_wait;
   throw port::Error("wgmma_tile: the warpgroup MMA exists on cuda (sm_90) and sim only");
 #else
   const std::size_t lds = static_cast<std::size_t>(64 + n) * 128 + port::kSwizzle128Align;
@@ -72,8 +77,9 @@ void wgmma_tile(const std::uint16_t* a, const std::uint16_t* b, const float* c, 
                          {port::reads(a, 64 * 64 * 2, "a"), port::reads(b, static_cast<std::size_t>(n) * 64 * 2, "b"),
                           port::reads(c, static_cast<std::size_t>(64) * n * 4, "c"),
                           port::writes(d, static_cast<std::size_t>(64) * n * 4, "d")}};
-  if (f16) launch_n<port::MmaElem::f16>(a, b, c, d, n, accumulate, cfg);
-  else launch_n<port::MmaElem::bf16>(a, b, c, d, n, accumulate, cfg);
+  const int mode = (accumulate ? 1 : 0) | (zero_b_before_wait ? 2 : 0);
+  if (f16) launch_n<port::MmaElem::f16>(a, b, c, d, n, mode, cfg);
+  else launch_n<port::MmaElem::bf16>(a, b, c, d, n, mode, cfg);
 #endif
 }
 
