@@ -207,8 +207,9 @@ int main(int argc, char** argv) {
   // Greedy random search with a shrinking step (log-normal factors from sigma 1 down to 0.02) on 1-3 constants,
   // restarted from the best constants so far with every constant perturbed (the objective is piecewise constant:
   // a single descent stalls on plateaus). DSV4_FIT_ITERATIONS overrides the steps per descent (0: print the current
-  // constants' picks per shape), DSV4_FIT_RESTARTS the descents (default 6).
-  std::mt19937_64 rng(20261129);
+  // constants' picks per shape), DSV4_FIT_RESTARTS the descents (default 6), DSV4_FIT_SEED the search's seed.
+  const char* seed_env = std::getenv("DSV4_FIT_SEED");
+  std::mt19937_64 rng(seed_env ? std::strtoull(seed_env, nullptr, 10) : 20261129);
   std::normal_distribution<double> unit(0.0, 1.0);
   const char* iters_env = std::getenv("DSV4_FIT_ITERATIONS");
   const char* restarts_env = std::getenv("DSV4_FIT_RESTARTS");
