@@ -7,9 +7,11 @@
 // redone), and scores a model by how much slower the layout it picks per shape is than the fastest one: the
 // geometric mean and the worst of t(pick) / t(best) over the shapes. Several sweep files may be given: a layout
 // keeps its fastest timing (single timings vary by a few percent between runs).
-//   fit_skinny_model SWEEP...            random search from the current constants (seeded: same input, same fit)
-//                                        minimising the mean, plus a penalty once the worst shape is more than 8 %
-//                                        off; prints the constants, the score and each shape's pick
+//   fit_skinny_model SWEEP...            random search from the current constants (seeded: same input, same fit;
+//                                        descents restarted from perturbed constants) minimising the mean, plus a
+//                                        penalty once the worst shape is more than 8 % off; prints the constants,
+//                                        the score and each shape's pick (DSV4_FIT_ITERATIONS / _RESTARTS / _SEED
+//                                        tune the search; DSV4_FIT_ITERATIONS=0 prints the current constants' picks)
 //   fit_skinny_model --check SWEEP...    scores the current constants only; exit 1 when the mean exceeds 2 %, the
 //                                        worst 16 %, or a swept layout no longer matches its plan (ctest runs this
 //                                        on bench/kernels/data/skinny_sweep_h200.txt)
