@@ -1,7 +1,8 @@
-// Device code shared by the skinny GEMM's two main loops (skinny_gemm.kernel.cpp: portable FMA; skinny_gemm_mma
-// .kernel.cpp: sm_90 tensor cores): the kernel parameters, element conversions, and phases 3-4 of the split-K
-// protocol (release, count, last-arriver readback through LDS in fixed shard order, epilogue). Include from kernel
-// TUs only, after kernels/port/hip_port.hpp and kernels/port/async_copy.hpp.
+// Device code shared by the skinny GEMM's main loops (skinny_gemm.kernel.cpp: portable FMA; skinny_gemm_mma
+// .kernel.cpp and skinny_gemm_wgmma.kernel.cpp: sm_90 tensor cores): the kernel parameters, element conversions, and
+// phases 2-4 (k-group reduction; the split-K protocol: release, count, last-arriver readback through LDS in fixed
+// shard order, epilogue; or, for a cluster-reduced plan, the exchange through the cluster's LDS in the same order).
+// Include from kernel TUs only, after kernels/port/hip_port.hpp and kernels/port/async_copy.hpp.
 // Invariant: the workgroup's fp32 partial tile is in its slab (output o = n * tile_m + m_local, all n < n_p2) before
 // finish_tile is called; every thread of the workgroup calls it.
 #pragma once

@@ -12,7 +12,8 @@
 //      warpgroup MMAs on the panels grp, grp + k_groups, ... (b is the MMA's A operand, a its B operand, the
 //      accumulator the transposed output tile), and waits for them before the next barrier.
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
-//      the split-K protocol, or, with one shard, the tile straight to the output.
+//      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
+//      (cluster_publish), or, with one shard, the tile straight to the output.
 // Invariants: every panel starts on a 1024-byte boundary of the LDS window (the ring starts on one and a panel is a
 // multiple of 8 rows of 128 bytes); a box is at most 256 rows (tile_m, padded N) and a step never crosses the
 // shard's K end (the step divides the chunk). Sums are in a fixed order per plan: bit-identical run to run.
