@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -105,12 +106,35 @@ TEST(SkinnyRunner, Sm90PlanJsonNamesSlicesAndLaunchMode) {
     EXPECT_NE(plan.value("text", "").find("slices=" + std::to_string(slices[0]) + "x" + std::to_string(slices[1])),
               std::string::npos)
         << plan.dump();
-  // How the K-shards are combined, consistent with the shard count and the cluster size.
-  const std::string reduction = tc.at("shard_reduction").get<std::string>();
-  const std::int64_t shards = plan.at("k_shards").get<std::int64_t>();
-  EXPECT_EQ(reduction, shards == 1 ? "none" : reduction == "cluster" ? "cluster" : "workspace") << tc.dump();
-  EXPECT_EQ(tc.at("cluster_blocks").get<std::int64_t>(), reduction == "cluster" ? shards : 1) << tc.dump();
-  if (reduction == "cluster") EXPECT_EQ(plan.at("workspace_bytes").get<std::int64_t>(), 0) << plan.dump();
+}
+
+// The JSON names how the K-shards are combined as the plan text does (SkinnyPlan::describe, a separate path): none
+// for one shard, cluster (with the cluster size, no workspace) or workspace. The three shapes are, under the
+// committed time model, a one-shard, a cluster-reduced and a workspace-reduced plan; a refit that moves them fails
+// the coverage check at the end, and the shapes must then be chosen anew.
+TEST(SkinnyRunner, Sm90PlanJsonNamesTheShardReduction) {
+  if (dsv4::port::backend() != dsv4::port::Backend::sim) GTEST_SKIP() << "runs the sm_90 profile on sim";
+  dsv4::kernels::RunOptions o;
+  o.arch = "sm_90";
+  std::set<std::string> seen;
+  for (const Json& shape : {Json{{"N", 100}, {"K", 520}, {"M", 40}, {"dtype", "bf16"}, {"bias", "nm"}},
+                            Json{{"N", 40}, {"K", 2048}, {"M", 200}, {"dtype", "bf16"}, {"bias", "m"}},
+                            Json{{"N", 1}, {"K", 16384}, {"M", 64}, {"dtype", "fp16"}, {"bias", "m"}}}) {
+    Json plan;
+    const auto bad = run_generated(shape, o, &plan);
+    EXPECT_TRUE(bad.empty()) << plan.value("text", "") << ": first failing row " << bad.front();
+    ASSERT_TRUE(plan.contains("tensor_core")) << plan.dump();
+    const Json& tc = plan.at("tensor_core");
+    const std::string reduction = tc.at("shard_reduction").get<std::string>();
+    const std::string text = plan.value("text", "");
+    const std::int64_t shards = plan.at("k_shards").get<std::int64_t>();
+    const bool cluster_text = text.find("reduce=cluster") != std::string::npos;
+    EXPECT_EQ(reduction, cluster_text ? "cluster" : shards == 1 ? "none" : "workspace") << text << "\n" << tc.dump();
+    EXPECT_EQ(tc.at("cluster_blocks").get<std::int64_t>(), cluster_text ? shards : 1) << tc.dump();
+    if (cluster_text) EXPECT_EQ(plan.at("workspace_bytes").get<std::int64_t>(), 0) << plan.dump();
+    seen.insert(reduction);
+  }
+  EXPECT_EQ(seen, (std::set<std::string>{"none", "cluster", "workspace"})) << "the shapes no longer cover all three";
 }
 
 TEST(SkinnyRunner, ZooVariantReadbackOnePassFailsOnlyTheSecondNTile) {
