@@ -364,37 +364,36 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
                                   std::min(static_cast<std::size_t>(p.k_rnd) * shard_bytes, kMmaReadbackLds)});
   else
     p.lds_alloc_bytes = std::max({p.lds_main, p.lds_kreduce, shard_bytes});
-  if (legacy) {
-    p.readback_batch_shards = static_cast<int>(p.k_rnd);  // the bug: nothing bounds the staging area
-  } else {
-    const std::int64_t fit = static_cast<std::int64_t>(p.lds_alloc_bytes / shard_bytes);
-    if (fit < 1)
-      return refuse(p, "one readback shard (" + std::to_string(shard_bytes) + " B) exceeds the LDS allocation");
-    p.readback_batch_shards = static_cast<int>(std::min<std::int64_t>(p.k_rnd, fit));
-  }
-  p.readback_batches = ceil_div(p.k_rnd, p.readback_batch_shards);
-  p.lds_readback = static_cast<std::size_t>(p.readback_batch_shards) * shard_bytes;
+  // Readback batches and workspace: none for a cluster reduction (the partials never leave the cluster's LDS).
   if (cluster) {
     p.readback_batch_shards = 0;
     p.readback_batches = 0;
     p.lds_readback = 0;
+  } else {
+    if (legacy) {
+      p.readback_batch_shards = static_cast<int>(p.k_rnd);  // the bug: nothing bounds the staging area
+    } else {
+      const std::int64_t fit = static_cast<std::int64_t>(p.lds_alloc_bytes / shard_bytes);
+      if (fit < 1)
+        return refuse(p, "one readback shard (" + std::to_string(shard_bytes) + " B) exceeds the LDS allocation");
+      p.readback_batch_shards = static_cast<int>(std::min<std::int64_t>(p.k_rnd, fit));
+    }
+    p.readback_batches = ceil_div(p.k_rnd, p.readback_batch_shards);
+    p.lds_readback = static_cast<std::size_t>(p.readback_batch_shards) * shard_bytes;
   }
 
   // Workspace: the fixed counter region (one int32 per output tile: M-tile and slice), then k_rnd fp32 slabs.
   const std::int64_t tiles = p.tiles_m * p.n_slices;
-  p.counter_offset = 0;
-  p.counter_bytes = static_cast<std::size_t>(tiles) * 4;
   const std::size_t slabs_at = kCounterRegionBytes;
-  if (p.counter_bytes > kCounterRegionBytes)
-    return refuse(p, std::to_string(tiles) + " output tiles (" + std::to_string(p.tiles_m) + " M-tiles x " +
-                         std::to_string(p.n_slices) + " slices) need " + std::to_string(p.counter_bytes) +
-                         " B of counters > the counter region of " + std::to_string(kCounterRegionBytes) + " B");
-  p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * tiles * slab_bytes;
-  p.workspace_need_bytes = slabs_at + p.partial_bytes;
-  if (cluster) {  // nothing outside the cluster's LDS
-    p.counter_bytes = 0;
-    p.partial_bytes = 0;
-    p.workspace_need_bytes = 0;
+  p.counter_offset = 0;
+  if (!cluster) {
+    p.counter_bytes = static_cast<std::size_t>(tiles) * 4;
+    if (p.counter_bytes > kCounterRegionBytes)
+      return refuse(p, std::to_string(tiles) + " output tiles (" + std::to_string(p.tiles_m) + " M-tiles x " +
+                           std::to_string(p.n_slices) + " slices) need " + std::to_string(p.counter_bytes) +
+                           " B of counters > the counter region of " + std::to_string(kCounterRegionBytes) + " B");
+    p.partial_bytes = static_cast<std::size_t>(p.k_rnd) * tiles * slab_bytes;
+    p.workspace_need_bytes = slabs_at + p.partial_bytes;
   }
   if (opt.variant == SkinnyVariant::optimistic_workspace_predicate)
     p.workspace_bytes = slabs_at + static_cast<std::size_t>(ceil_div(s.k, 512)) * tiles * slab_bytes;

@@ -95,39 +95,38 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
-// The warpgroup kernel in every layout (sweep_wgmma_layouts) on an sm_90 device; the sim covers it in
-// test_skinny_mma_sim.
+// The warpgroup-kernel sweeps (skinny_sweep_checks.hpp) on an sm_90 device; the sim runs the same sweeps in
+// test_skinny_mma_sim (with the sm_90 profile), so here they are skipped on sim and on other archs.
+#define SKINNY_REQUIRE_SM90_DEVICE()                                                       \
+  SKINNY_REQUIRE_DEVICE();                                                                 \
+  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)                        \
+  GTEST_SKIP() << "the warpgroup kernel and thread-block clusters run on sm_90 devices (sim: test_skinny_mma_sim)"
+
+// Every layout (sweep_wgmma_layouts).
 TEST(SkinnyDevice, EveryWgmmaLayoutMatchesReferencePerRow) {
-  SKINNY_REQUIRE_DEVICE();
-  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
-    GTEST_SKIP() << "the warpgroup kernel runs on sm_90 devices (sim: test_skinny_mma_sim)";
+  SKINNY_REQUIRE_SM90_DEVICE();
   auto rng = dsv4::test::rng_for_current_test();
   check_wgmma_sweep(WgmmaSweep::layouts, "[skinny]", rng);
 }
 
-// Output-row slices of the warpgroup kernel (sweep_wgmma_slices) on an sm_90 device; the sim covers them in
-// test_skinny_mma_sim.
+// Output-row slices (sweep_wgmma_slices).
 TEST(SkinnyDevice, WgmmaOutputRowSlicesMatchReferencePerRow) {
-  SKINNY_REQUIRE_DEVICE();
-  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
-    GTEST_SKIP() << "the warpgroup kernel runs on sm_90 devices (sim: test_skinny_mma_sim)";
+  SKINNY_REQUIRE_SM90_DEVICE();
   auto rng = dsv4::test::rng_for_current_test();
   check_wgmma_sweep(WgmmaSweep::slices, "[skinny]", rng);
+}
+
+// Split plans with the shards of a tile reduced through a thread-block cluster (distributed shared memory) against the
+// same layouts reduced through the workspace: reference per row, and the two bit for bit (sweep_wgmma_clusters).
+TEST(SkinnyDevice, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
+  SKINNY_REQUIRE_SM90_DEVICE();
+  auto rng = dsv4::test::rng_for_current_test();
+  check_wgmma_sweep(WgmmaSweep::clusters, "[skinny device]", rng);
 }
 
 // Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU
 // faults on a misaligned 16-byte store; sim fails the launch the same way). Split plans on every profile, and the
 // one-shard epilogue of the tensor-core path (sm_90; the FMA path always goes through the readback).
-// Split plans with the shards of a tile reduced through a thread-block cluster (distributed shared memory) against the
-// same layouts reduced through the workspace: reference per row, and the two bit for bit.
-TEST(SkinnyDevice, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
-  SKINNY_REQUIRE_DEVICE();
-  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)
-    GTEST_SKIP() << "thread-block clusters run on sm_90 devices (sim: test_skinny_mma_sim)";
-  auto rng = dsv4::test::rng_for_current_test();
-  check_wgmma_sweep(WgmmaSweep::clusters, "[skinny device]", rng);
-}
-
 TEST(SkinnyDevice, MisalignedOutAndBiasMatchReference) {
   SKINNY_REQUIRE_DEVICE();
   auto rng = dsv4::test::rng_for_current_test();
