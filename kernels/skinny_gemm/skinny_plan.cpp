@@ -314,9 +314,11 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   } else if (p.mma) {
     const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units, max_cluster);
     if (c.chunks_per_shard == 0)
-      return refuse(p, "cluster reduction needs 2.." + std::to_string(max_cluster) + " K-shards; K=" +
-                           std::to_string(s.k) + " has " + std::to_string(chunks) + " chunk(s) of " +
-                           std::to_string(p.k_chunk));
+      return refuse(p, chunks < 2 ? "cluster reduction needs 2.." + std::to_string(max_cluster) + " K-shards; K=" +
+                                        std::to_string(s.k) + " has 1 chunk of " + std::to_string(p.k_chunk)
+                                  : "cluster reduction: no count of 2.." + std::to_string(max_cluster) +
+                                        " K-shards lets the " + std::to_string(p.tiles_m * p.n_slices) +
+                                        " clusters run in one wave");
     p.chunks_per_shard = c.chunks_per_shard;
     p.mma_model_cost = c.cost;
   } else if (p.tiles_m * chunks <= target) {
