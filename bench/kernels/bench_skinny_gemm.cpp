@@ -210,13 +210,23 @@ int main() {
           }
           // DSV4_BENCH_REDUCE=cluster|workspace: only that way of combining the shards of split warpgroup plans.
           const char* reduce_env = std::getenv("DSV4_BENCH_REDUCE");
+          // Chunks per shard: every count of shards (the shortest shard for each, as the plan picks), or with
+          // DSV4_BENCH_CPS=3,5 (say) only those chunks per shard.
+          std::set<int> cps_only;
+          if (const char* e = std::getenv("DSV4_BENCH_CPS"))
+            for (std::istringstream in(e); in.good();) {
+              int v = 0;
+              if (in >> v) cps_only.insert(v);
+              in.ignore(1);  // the comma
+            }
           for (int fk : {1, 2})
             for (int red : {1, 2})
             for (int split : {1, 2, 4})
             for (int mt : {1, 2, 4, 8})
               for (int wm : {4, 2, 1})
                 for (int res : {2, 1})
-                for (int cps : {1, 2, 4, 7, 8, 14, 16, 32}) {
+                for (int cps = 1; cps <= 32; ++cps) {
+                if (!cps_only.empty() && !cps_only.count(cps)) continue;
                 if (force_kernel != 0 && fk != force_kernel) continue;
                 if (!splits.count(split)) continue;
                 if (fk == 1 && red == 2) continue;  // the m16n8k16 kernel has no cluster reduction
@@ -230,6 +240,8 @@ int main() {
                 const sk::SkinnyPlan f = sk::make_plan(sh, arch, fo);
                 // (a one-shard plan is the same with either reduction: timed once, as red == 1)
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
+                const std::int64_t chunks = (k + f.k_chunk - 1) / f.k_chunk;
+                if (cps > 1 && (chunks + cps - 2) / (cps - 1) == f.k_rnd) continue;  // a shorter shard: same count
                 const double t = time_plan(f);
                 if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input
                   std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d slice_rows=%d cps=%d "
