@@ -199,7 +199,7 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
                       plan.describe() + "]");
 #else
   if (ka.wgmma) {
-    kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4);
+    kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4, ka.mma_stages);
     p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, ka.tile_m);
     p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, 8 * ka.mma_n_blocks);
   }

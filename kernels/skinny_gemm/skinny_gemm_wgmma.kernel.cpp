@@ -2,7 +2,7 @@
 // K-shard), the same protocol as the other kernels with a different phase 1:
 //   1. The tile's rows of b and the 8·NB (padded) rows of a are staged in LDS by bulk tensor copies
 //      (kernels/port/tma.hpp: thread 0 issues two boxes per panel, one transaction barrier per slot) into a ring of
-//      kWgmmaStages slots of `panels` panels of 64 K elements, each panel a swizzled K-major tile
+//      S slots (3 or 4: the plan's mma_stages) of `panels` panels of 64 K elements, each panel a swizzled K-major tile
 //      (kernels/port/wgmma.hpp: 128-byte rows, chunk c of row r at chunk c ^ (r % 8)), zeros past M, N and K.
 //      (Per-thread 16-byte cp.async copies into the same ring, session 4 on the H200, best layout per shape: 0.98-1.09x
 //      the TMA time for N <= 16, up to 1.15x for N = 32, 1.21x for N = 64, 1.44x for N = 128.)
@@ -14,6 +14,8 @@
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
+// Timing diagnostics (benchmark builds only; the results are wrong): -DSKINNY_DIAG_NO_LOAD keeps only the prologue's
+// bulk copies (the main loop's barriers and MMAs alone), -DSKINNY_DIAG_NO_MMA drops the MMAs (the copies alone).
 // Invariants: every panel starts on a 1024-byte boundary of the LDS window (the ring starts on one and a panel is a
 // multiple of 8 rows of 128 bytes); a box is at most 256 rows (tile_m, padded N) and a step never crosses the
 // shard's K end (the step divides the chunk). Sums are in a fixed order per plan: bit-identical run to run.
@@ -31,10 +33,9 @@ namespace dsv4::kernels::skinny::detail {
 #if !defined(DSV4_BACKEND_HIP)  // wgmma exists on sm_90 only
 namespace {
 
-template <bool F16, int NB, int MW>
+template <bool F16, int NB, int MW, int S>  // S ring slots: a template argument (run-time: ~25 % slower, H200)
 __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     skinny_gemm_wgmma_kernel(const DSV4_GRID_CONSTANT KParams p) {
-  constexpr int S = kWgmmaStages;  // a constant: a run-time slot count measured ~25 % slower on the H200
   constexpr int NN = 8 * NB;  // rows of a per warpgroup (all of the padded N)
   constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
   constexpr int PK = kWgmmaPanelK;  // 64 elements: one 128-byte swizzled row
@@ -75,6 +76,9 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   const unsigned stage_bytes = static_cast<unsigned>(stage_elems) * 2;
   auto issue = [&](int step) {
     if (tid != 0 || step >= nsteps) return;
+#ifdef SKINNY_DIAG_NO_LOAD
+    if (step >= S - 1) return;
+#endif
     const int slot = step % S;
     port::mbarrier_arrive_expect_tx(bars, slot, stage_bytes);
     const int k0 = static_cast<int>(k_begin) + step * step_k;
@@ -94,6 +98,9 @@ SKINNY_UNROLL
   // ---- 1. pipelined main loop ----
   for (int s = 0; s < S - 1; ++s) issue(s);
   for (int it = 0; it < nsteps; ++it) {
+#ifdef SKINNY_DIAG_NO_LOAD
+    if (it < S - 1)
+#endif
     port::mbarrier_wait(bars, it % S, (it / S) & 1);  // step it's bulk copies have landed
     __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
     issue(it + S - 1);
@@ -101,6 +108,7 @@ SKINNY_UNROLL
 SKINNY_UNROLL
     for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
     port::wgmma_fence();
+#ifndef SKINNY_DIAG_NO_MMA
     for (int i = 0; i < panels_per_group; ++i) {  // uniform trip count: no divergent path around the MMAs
       const std::ptrdiff_t base = slot0 + static_cast<std::ptrdiff_t>(grp + i * KG) * panel_elems;
 SKINNY_UNROLL
@@ -110,6 +118,7 @@ SKINNY_UNROLL
           port::wgmma_m64k16<E, NN>(acc[mw], ring, base + static_cast<std::ptrdiff_t>(wgm * MW + mw) * 64 * PK, ring,
                                     base + static_cast<std::ptrdiff_t>(TM) * PK, k16, true);
     }
+#endif
     port::wgmma_commit();
     port::wgmma_wait<0>();
 SKINNY_UNROLL
@@ -137,32 +146,40 @@ SKINNY_UNROLL
   });
 }
 
-template <bool F16, int MW>
+template <bool F16, int MW, int S>
 KernelFn pick_n(int n_blocks) {
   switch (n_blocks) {
-    case 1: return &skinny_gemm_wgmma_kernel<F16, 1, MW>;
-    case 2: return &skinny_gemm_wgmma_kernel<F16, 2, MW>;
-    case 4: return &skinny_gemm_wgmma_kernel<F16, 4, MW>;
-    case 8: return &skinny_gemm_wgmma_kernel<F16, 8, MW>;
-    case 16: return &skinny_gemm_wgmma_kernel<F16, 16, MW>;
+    case 1: return &skinny_gemm_wgmma_kernel<F16, 1, MW, S>;
+    case 2: return &skinny_gemm_wgmma_kernel<F16, 2, MW, S>;
+    case 4: return &skinny_gemm_wgmma_kernel<F16, 4, MW, S>;
+    case 8: return &skinny_gemm_wgmma_kernel<F16, 8, MW, S>;
+    case 16: return &skinny_gemm_wgmma_kernel<F16, 16, MW, S>;
     default: return nullptr;
   }
 }
 
+template <bool F16, int S>
+KernelFn pick_m(int n_blocks, int m64) {
+  if (m64 == 1) return pick_n<F16, 1, S>(n_blocks);
+  if (m64 == 2) return pick_n<F16, 2, S>(n_blocks);
+  return nullptr;
+}
+
 template <bool F16>
-KernelFn pick(int n_blocks, int m64) {
-  if (m64 == 1) return pick_n<F16, 1>(n_blocks);
-  if (m64 == 2) return pick_n<F16, 2>(n_blocks);
+KernelFn pick(int n_blocks, int m64, int stages) {
+  static_assert(kWgmmaStages == 4 && kWgmmaMinStages == 3, "one instance per slot count");
+  if (stages == 3) return pick_m<F16, 3>(n_blocks, m64);
+  if (stages == 4) return pick_m<F16, 4>(n_blocks, m64);
   return nullptr;
 }
 
 }  // namespace
 
-KernelFn wgmma_kernel(bool f16, int n_blocks, int m64) {
-  const KernelFn k = f16 ? pick<true>(n_blocks, m64) : pick<false>(n_blocks, m64);
+KernelFn wgmma_kernel(bool f16, int n_blocks, int m64, int stages) {
+  const KernelFn k = f16 ? pick<true>(n_blocks, m64, stages) : pick<false>(n_blocks, m64, stages);
   if (!k)
     throw port::Error("skinny_gemm: no warpgroup kernel is instantiated for the tile " + std::to_string(64 * m64) +
-                      "x" + std::to_string(8 * n_blocks));
+                      "x" + std::to_string(8 * n_blocks) + " with " + std::to_string(stages) + " ring slots");
   return k;
 }
 #endif  // !DSV4_BACKEND_HIP

@@ -137,12 +137,11 @@ constexpr std::size_t mma_lds_budget(int blocks_per_sm) {
 // Warpgroup path (sm_90 wgmma, skinny_gemm_wgmma.kernel.cpp): two warpgroups of 128 threads per workgroup; each
 // multiplies mma_m_tiles / 4 tiles of 64 rows of b (1 or 2) by all 8·mma_n_blocks (padded, power-of-two) rows of a
 // with m64nNk16 MMAs from LDS; mma_warps_m counts warpgroups along M (1 or 2), k_groups = 2 / mma_warps_m. The ring
-// has kWgmmaStages slots of mma_panels (1, 2 or 4) swizzled K-major panels of 64 K elements (128-byte rows),
-// filled by bulk copies, plus 1 KiB to align it and one barrier per slot; one or two workgroups per SM (wgmma_blocks_per_sm, with mma_lds_budget's LDS budget).
-#ifndef SKINNY_WGMMA_STAGES
-#define SKINNY_WGMMA_STAGES 4
-#endif
-inline constexpr int kWgmmaStages = SKINNY_WGMMA_STAGES;  // ring slots (a compile-time constant of the kernel)
+// has mma_stages slots (kWgmmaMinStages..kWgmmaStages: the plan keeps the most panels in flight) of mma_panels
+// (1, 2 or 4) swizzled K-major panels of 64 K elements (128-byte rows), filled by bulk copies, plus 1 KiB to align
+// it and one barrier per slot; one or two workgroups per SM (wgmma_blocks_per_sm, with mma_lds_budget's budget).
+inline constexpr int kWgmmaStages = 4;     // ring slots at most (each slot count is a kernel instance)
+inline constexpr int kWgmmaMinStages = 3;  // fewer slots of more panels, where that keeps more bytes in flight
 inline constexpr int kWgmmaPanelK = 64;
 inline constexpr int kWgmmaMaxPanels = 4;  // panels per ring slot at most (two bulk copies each per step)
 // Resident workgroups per SM each warpgroup kernel instance is built for: two for small tiles (8·n_blocks rows of
@@ -233,6 +232,8 @@ struct SkinnyPlan {
   std::vector<LdsPhase> lds_phases() const;
   SkinnyTileMap tile_map() const;
   std::string describe() const;  // one line: every number above that matters for a report
+  // How the K-shards of a tile are combined: "none" (one shard), "cluster" or "workspace".
+  const char* shard_reduction() const { return k_rnd == 1 ? "none" : cluster_reduce ? "cluster" : "workspace"; }
 };
 
 // The sm_90 plans' time model (microseconds for one launch of a tensor-core layout): make_plan picks the kernel, the
@@ -248,29 +249,30 @@ struct SkinnyPlan {
 //     the last arriver's readback of every shard's slab at readback_gbs; a cluster-reduced split (admitted only when
 //     all its clusters run in one wave) adds cluster_tail_us and the exchange of its shards' partials at cluster_gbs
 //     instead.
-// The defaults are a fit (bench/kernels/fit_skinny_model, session 7) to H200 sweeps of every forced layout: both
-// tensor-core kernels, both residencies, output-row slicings and (session 7) both shard reductions of the warpgroup
-// kernel, with programmatic dependent launch (bench/kernels/data/skinny_sweep_h200.txt: each layout's fastest of
-// the session 6 sweeps and two session 7 sweeps). The model's pick among the swept layouts is within 1.6 % of the
-// fastest on average over the 54 benchmark shapes, 15 % at worst (N=128 K=16384 M=7168, whose timings vary by
-// ~10-15 % between runs); session 6's model, without cluster layouts, reached 0.5 % / 7.3 %. The constants are
-// effective values that make the right choices, not measurements (e.g. block_us 0.23 us, cluster_tail_us 0.19 us:
-// the fit moves per-launch overheads into other terms). One layout's timings differ by up to ~5 % between H200 runs
-// (~10 % for the largest shapes), so finer fits would follow noise.
+// The defaults are a fit (bench/kernels/fit_skinny_model, session 8) to H200 sweeps of every forced layout: both
+// tensor-core kernels, both residencies, output-row slicings, both shard reductions of the warpgroup kernel and its
+// ring of 3 or 4 slots, with programmatic dependent launch (bench/kernels/data/skinny_sweep_h200.txt: each layout's
+// fastest of three session 8 sweeps and, for layouts unchanged since, the session 6 and 7 sweeps). The model's pick
+// among the swept layouts is within 1.0 % of the fastest on average over the 54 benchmark shapes, 6.3 % at worst
+// (N=1 K=7168 M=1024); session 7's reached 1.6 % / 15 % on its sweeps. The constants are effective values that make
+// the right choices, not measurements: only the picks matter, so the model's overall scale is free and the fit let
+// it drift (its costs are several times the measured microseconds), and it moves per-launch overheads between terms.
+// One layout's timings differ by up to ~5 % between H200 runs (~10 % for the largest shapes), so finer fits would
+// follow noise.
 struct SkinnyTimeModel {
-  double copy_gbs = 3215;           // device copy bandwidth shared by concurrent workgroups
-  double latency_us = 6.551;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
-  double block_us = 0.2343;         // per workgroup wave: pipeline fill and epilogue
-  double tail_us = 10.39;           // a split's serial tail: release fence, counter, acquire
-  double readback_gbs = 22.6;       // the last arriver's readback rate
-  double mma_per_sm_per_us = 28.66; // mma.sync m16n8k16 per SM per microsecond (effective: see above)
-  double wgmma_per_sm_per_us = 273.3;
-  double wgmma_block_gbs = 105.2;   // most a warpgroup-kernel workgroup streams
-  double a_weight = 0.248;          // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
-  double a_weight_wgmma = 0.01332;  // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
-  double b_reread_weight = 1.213;   // weight of b re-read by an M-tile's further output-row slices (L2 hits)
-  double cluster_tail_us = 0.1946;  // a cluster-reduced split's tail: two cluster barriers
-  double cluster_gbs = 4.338;       // rate of a cluster's exchange of its shards' partials (the tile's outputs)
+  double copy_gbs = 382.6;          // device copy bandwidth shared by concurrent workgroups
+  double latency_us = 32.94;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency
+  double block_us = 0.3886;         // per workgroup wave: pipeline fill and epilogue
+  double tail_us = 72.55;           // a split's serial tail: release fence, counter, acquire
+  double readback_gbs = 1.443;      // the last arriver's readback rate
+  double mma_per_sm_per_us = 0.08744; // mma.sync m16n8k16 per SM per microsecond (effective: see above)
+  double wgmma_per_sm_per_us = 984;
+  double wgmma_block_gbs = 3.281;   // most a warpgroup-kernel workgroup streams
+  double a_weight = 0.005414;       // weight of the rows of a in the bytes streamed (m16n8k16 kernel)
+  double a_weight_wgmma = 0.2901;   // the same for the warpgroup kernel (TMA boxes of a mostly hit in L2)
+  double b_reread_weight = 1.006;   // weight of b re-read by an M-tile's further output-row slices (L2 hits)
+  double cluster_tail_us = 24;      // a cluster-reduced split's tail: two cluster barriers
+  double cluster_gbs = 0.9516;      // rate of a cluster's exchange of its shards' partials (the tile's outputs)
 };
 
 // The model's time of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans

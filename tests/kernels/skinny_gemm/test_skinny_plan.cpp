@@ -136,7 +136,26 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(p.mma_panels >= 1 && p.mma_panels <= sk::kWgmmaMaxPanels && p.mma_panels % p.k_groups == 0);
     RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kWgmmaPanelK) == 0);  // bulk copies never cross a shard's end
     RC_ASSERT(p.tile_m <= 256 && 8 * p.mma_n_blocks <= 256);
-    RC_ASSERT(p.mma_stages == sk::kWgmmaStages);           // each is one bulk-copy box of rows
+    RC_ASSERT(p.mma_stages >= sk::kWgmmaMinStages && p.mma_stages <= sk::kWgmmaStages);
+    {
+      // The slot count keeps the most panels in flight ((slots - 1) x panels per slot, the ring and the k-group
+      // reduction within the budget); a tie keeps 4 slots. Recomputed here from the ring's layout.
+      const std::size_t rows = static_cast<std::size_t>(p.tile_m + 8 * p.mma_n_blocks);
+      const std::size_t budget = sk::mma_lds_budget(p.mma_resident);
+      const std::size_t kreduce = p.k_groups > 1 ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4 : 0;
+      auto fits = [&](int st, int pn) {
+        const std::size_t ring = st * pn * rows * sk::kWgmmaPanelK * 2 + sk::kWgmmaAlignSlack + st * 8;
+        return std::max(ring, kreduce) <= budget;
+      };
+      RC_ASSERT(fits(p.mma_stages, p.mma_panels));
+      RC_ASSERT(p.mma_panels == sk::kWgmmaMaxPanels || !fits(p.mma_stages, 2 * p.mma_panels));
+      for (int st = sk::kWgmmaMinStages; st <= sk::kWgmmaStages; ++st)
+        for (int pn = p.k_groups; pn <= sk::kWgmmaMaxPanels; pn *= 2)
+          if (st != p.mma_stages && fits(st, pn)) {
+            if (st > p.mma_stages) RC_ASSERT((st - 1) * pn < (p.mma_stages - 1) * p.mma_panels);
+            else RC_ASSERT((st - 1) * pn <= (p.mma_stages - 1) * p.mma_panels);
+          }
+    }
     RC_ASSERT((p.tile_m + 8 * p.mma_n_blocks) * sk::kWgmmaPanelK * 2 % 1024 == 0);
     RC_ASSERT(p.mma_resident >= 1 && p.mma_resident <= sk::wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4));
     RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::mma_lds_budget(p.mma_resident));
@@ -252,7 +271,9 @@ TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
   ASSERT_TRUE(p2.ok && p1.ok) << p2.reason << " / " << p1.reason;
   EXPECT_EQ(p2.mma_resident, 2);
   EXPECT_EQ(p1.mma_resident, 1);
-  EXPECT_EQ(p1.mma_panels, 2 * p2.mma_panels) << p1.describe() << " vs " << p2.describe();
+  // One per SM keeps more panels in flight ((slots - 1) x panels per slot; see RingSlotsKeepTheMostPanelsInFlight).
+  EXPECT_GT((p1.mma_stages - 1) * p1.mma_panels, (p2.mma_stages - 1) * p2.mma_panels)
+      << p1.describe() << " vs " << p2.describe();
   EXPECT_GT(p1.lds_alloc_bytes, sk::mma_lds_budget(2));
   s.n = 128;  // 128 rows of a: every warpgroup instance runs one workgroup per SM
   two.force_slice_rows = sk::wgmma_unsliced_rows(s.n);
@@ -261,9 +282,31 @@ TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
   EXPECT_NE(r.reason.find("force_resident=2"), std::string::npos) << r.reason;
 }
 
-// The warpgroup kernel may split the output rows into slices: one workgroup per (M-tile, slice, K-shard), a
-// counter and a slab per (M-tile, slice); slices of N = 65 by 32 rows are 3 (no empty fourth). Other kernels and
-// other row counts are refused, naming the option.
+// The warpgroup ring has 4 slots, or 3 larger ones where that keeps more panels (128-byte rows of tile_m + slice
+// rows) in flight, (slots - 1) x panels per slot, within the LDS budget (200 KiB at one workgroup per SM, 112 KiB at
+// two). Layouts that fit only with 3 slots are admitted.
+TEST(SkinnyPlan, RingSlotsKeepTheMostPanelsInFlight) {
+  struct Case {
+    int n, m_tiles, resident, stages, panels;
+    const char* why;
+  };
+  const Case cases[] = {
+      {4, 4, 2, 3, 4, "72 rows (9 KiB panels) at two per SM: 3 x 4 panels = 109 KiB (8 in flight), 4 x 4 exceed"},
+      {4, 4, 1, 4, 4, "72 rows at one per SM: 4 x 4 panels = 145 KiB (12 in flight)"},
+      {64, 4, 1, 3, 4, "128 rows (16 KiB panels): 3 x 4 = 193 KiB (8 in flight) beats 4 x 2 (6)"},
+      {128, 4, 1, 4, 2, "192 rows (24 KiB): 4 x 2 = 193 KiB (6 in flight) beats 3 x 2 (4); 3 x 4 exceeds"},
+      {128, 8, 1, 3, 2, "256 rows (32 KiB), two k-groups (2 panels a slot at least): only 3 x 2 = 193 KiB fits"},
+  };
+  for (const Case& c : cases) {
+    const sk::SkinnyShape s = shape_nmk(c.n, 7168, 16384);
+    sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 0, 1, 0, c.m_tiles, 2, c.resident, sk::wgmma_unsliced_rows(c.n)};
+    const sk::SkinnyPlan p = sk::make_plan(s, port::kSm90, o);
+    ASSERT_TRUE(p.ok) << c.why << ": " << p.reason;
+    EXPECT_EQ(p.mma_stages, c.stages) << c.why << ": " << p.describe();
+    EXPECT_EQ(p.mma_panels, c.panels) << c.why << ": " << p.describe();
+  }
+}
+
 // The shards of a warpgroup split plan reduced through a thread-block cluster: same tiling, shards and grid as the
 // workspace plan, no workspace; at most the arch's cluster size of shards; never on CDNA, the m16n8k16 kernel, a
 // one-shard plan or a bug-zoo variant (each refusal names why).
@@ -277,6 +320,8 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
   ASSERT_TRUE(cl.ok && ws.ok) << cl.reason << " / " << ws.reason;
   EXPECT_TRUE(cl.cluster_reduce);
   EXPECT_FALSE(ws.cluster_reduce);
+  EXPECT_EQ(cl.shard_reduction(), "cluster");
+  EXPECT_EQ(ws.shard_reduction(), "workspace");
   EXPECT_EQ(cl.k_rnd, 4);
   EXPECT_EQ(cl.cluster_blocks, 4);
   EXPECT_EQ(ws.cluster_blocks, 1);
@@ -310,6 +355,9 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
   refused(s, port::kSm90, zoo, "bug-zoo variants");
 }
 
+// The warpgroup kernel may split the output rows into slices: one workgroup per (M-tile, slice, K-shard), a
+// counter and a slab per (M-tile, slice); slices of N = 65 by 32 rows are 3 (no empty fourth). Other kernels and
+// other row counts are refused, naming the option.
 TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
   sk::SkinnyShape s = shape_nmk(128, 1024, 2048);
   sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, 2, 0, 64};  // 64-row tiles, 4 shards, 2 slices of 64
