@@ -3,6 +3,7 @@
 
 #include <cstdlib>
 #include <gtest/gtest.h>
+#include <random>
 
 namespace dsv4::test {
 
@@ -27,6 +28,28 @@ std::mt19937_64 rng_for_current_test() {
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
   std::string name = info ? std::string(info->test_suite_name()) + "." + info->name() : "none";
   return std::mt19937_64(test_seed(name));
+}
+
+void install_rapidcheck_seed() {
+  if (const char* p = std::getenv("RC_PARAMS"); p && *p) return;
+  const char* given = std::getenv("DSV4_SEED");
+  std::uint64_t seed = base_seed();
+  if (!given || !*given) {
+    std::random_device rd;
+    seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
+  }
+  setenv("RC_PARAMS", ("seed=" + std::to_string(seed)).c_str(), 1);
+}
+
+std::string rapidcheck_params() {
+  const char* p = std::getenv("RC_PARAMS");
+  return p ? p : "";
+}
+
+std::string repro_command(const std::string& argv0, const std::string& suite, const std::string& name) {
+  std::string cmd = "DSV4_SEED=" + std::to_string(base_seed());
+  if (const std::string rc = rapidcheck_params(); !rc.empty()) cmd = "RC_PARAMS='" + rc + "' " + cmd;
+  return cmd + " " + argv0 + " --gtest_filter='" + suite + "." + name + "'";
 }
 
 }  // namespace dsv4::test

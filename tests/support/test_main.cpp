@@ -1,6 +1,6 @@
-// Shared gtest main: prints the base seed, and for every failed test a one-line command that
-// reproduces it (same binary, same filter, same DSV4_SEED). RapidCheck properties additionally
-// print their own `reproduce` string through RC_PARAMS.
+// Shared gtest main: prints the base seed and RapidCheck's, and for every failed test a one-line command
+// that reproduces it (same binary, same filter, same DSV4_SEED and RC_PARAMS). RapidCheck properties
+// additionally print their own `reproduce` string (RC_PARAMS=reproduce=...), which replays the shrunk case.
 #include <gtest/gtest.h>
 
 #include <cstdio>
@@ -15,9 +15,8 @@ std::string g_argv0;
 class ReproPrinter : public ::testing::EmptyTestEventListener {
   void OnTestEnd(const ::testing::TestInfo& info) override {
     if (!info.result()->Failed()) return;
-    std::printf("[  REPRO   ] DSV4_SEED=%llu %s --gtest_filter='%s.%s'\n",
-                static_cast<unsigned long long>(dsv4::test::base_seed()), g_argv0.c_str(),
-                info.test_suite_name(), info.name());
+    std::printf("[  REPRO   ] %s\n",
+                dsv4::test::repro_command(g_argv0, info.test_suite_name(), info.name()).c_str());
   }
 };
 
@@ -25,9 +24,11 @@ class ReproPrinter : public ::testing::EmptyTestEventListener {
 
 int main(int argc, char** argv) {
   g_argv0 = argc > 0 ? argv[0] : "test";
+  dsv4::test::install_rapidcheck_seed();  // before any property reads RC_PARAMS
   ::testing::InitGoogleTest(&argc, argv);
   ::testing::UnitTest::GetInstance()->listeners().Append(new ReproPrinter);
   if (!::testing::GTEST_FLAG(list_tests))  // keep the listing clean for gtest_discover_tests
-    std::printf("[  SEED    ] DSV4_SEED=%llu\n", static_cast<unsigned long long>(dsv4::test::base_seed()));
+    std::printf("[  SEED    ] DSV4_SEED=%llu RC_PARAMS='%s'\n", static_cast<unsigned long long>(dsv4::test::base_seed()),
+                dsv4::test::rapidcheck_params().c_str());
   return RUN_ALL_TESTS();
 }
