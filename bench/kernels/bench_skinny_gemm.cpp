@@ -6,7 +6,8 @@
 // DSV4_BENCH_SWEEP=1 times every forced layout of both sm_90 tensor-core kernels and reports the fastest (=2 also
 // prints every layout's time and modelled cost, the data the plan's time model is fitted on);
 // DSV4_BENCH_KERNEL=mma|wgmma restricts the plans to one kernel; DSV4_BENCH_REDUCE=cluster|workspace the sweep's
-// split warpgroup layouts to one way of combining shards.
+// split warpgroup layouts to one way of combining shards; DSV4_BENCH_CPS=3,5 the sweep's chunks per shard (default:
+// every shard count, the shortest shard of each); DSV4_BENCH_SLICES=2,4 its output-row splits.
 // DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
 #include <dlfcn.h>
 
