@@ -265,6 +265,7 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
         continue;
       }
       ++r.cases;
+      if (plan.mma_stages == 3) ++r.three_slots;
       const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 3 == 2, 0);
       if (!f.empty()) r.failures.push_back(f);
     }
@@ -277,7 +278,7 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
 // 2, 3, 5 and 8 shards (K = 1032 in chunks of 512 or 256, K = 2048 in chunks of 256), N from 1 to 128 (some
 // sliced), layouts rotating over 64/128-row tiles and 1/2 warpgroups along M (two k-groups), M = 200, both dtypes,
 // every bias shape, padded a, some misaligned outputs; every other cluster plan launched with no workspace at all.
-// cases counts the pairs run.
+// Both plans of a pair have the same ring (3 or 4 slots). cases counts the pairs run.
 inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
                                         std::mt19937_64& rng) {
   LayoutSweep r;
@@ -295,8 +296,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
       sk::SkinnyShape s = sweep_shape(n, idx, biases[idx % 4]);
       s.k = sp.k;
       if (s.lda != 0) s.lda = sp.k + 40;
-      const int li = n > 64 && idx % 4 == 3 ? 0 : idx % 4;  // (8, 1) with 128 rows of a exceeds the LDS budget
-      const int mt = layouts[li][0], wm = layouts[li][1];
+      const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];  // (8, 1) with 128 rows of a: 3 ring slots
       const std::size_t out_offset = idx % 3 == 2;
       ++idx;
       sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, 2, 0,
@@ -310,11 +310,13 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
         continue;
       }
       if (!cl.cluster_reduce || cl.k_rnd != sp.shards || cl.cluster_blocks != sp.shards || cl.workspace_bytes != 0 ||
-          ws.cluster_reduce || ws.k_rnd != sp.shards || ws.grid != cl.grid || ws.tile_m != cl.tile_m) {
+          ws.cluster_reduce || ws.k_rnd != sp.shards || ws.grid != cl.grid || ws.tile_m != cl.tile_m ||
+          ws.mma_stages != cl.mma_stages || ws.mma_panels != cl.mma_panels) {
         r.failures.push_back("not the forced pair: " + cl.describe() + " | " + ws.describe());
         continue;
       }
       ++r.cases;
+      if (cl.mma_stages == 3) ++r.three_slots;
       const HostCase c = make_case(s, rng);
       const RefResult ref = reference(c);
       std::vector<std::uint16_t> outs[2];
