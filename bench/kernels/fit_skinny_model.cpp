@@ -15,6 +15,9 @@
 //   fit_skinny_model --check SWEEP...    scores the current constants only; exit 1 when the mean exceeds 2 %, the
 //                                        worst 16 %, or a swept layout no longer matches its plan (ctest runs this
 //                                        on bench/kernels/data/skinny_sweep_h200.txt)
+//   fit_skinny_model --merge SWEEP...    prints the first file's comment lines, then every layout that still has
+//                                        its plan with its fastest time over the files, in the data file's format
+//                                        (how bench/kernels/data/skinny_sweep_h200.txt is made from new sweeps)
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
@@ -36,6 +39,7 @@ namespace {
 struct Layout {
   sk::SkinnyPlan plan;
   double us = 0;
+  std::string text;  // the sweep line's layout ("layout N K M | ... grid=G"), for --merge
 };
 using ShapeKey = std::tuple<int, int, int>;  // N, K, M
 
@@ -112,7 +116,8 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
       const auto it = seen.find(id);
       if (it == seen.end()) {
         seen[id] = v.size();
-        v.push_back({p, w.us});
+        const std::size_t from = line.find("layout"), to = line.find(" | ", line.find("grid="));
+        v.push_back({p, w.us, line.substr(from, to - from)});
       } else {
         v[it->second].us = std::min(v[it->second].us, w.us);
       }
@@ -174,21 +179,36 @@ void print_model(const sk::SkinnyTimeModel& m, const Score& sc) {
               std::get<0>(sc.worst_shape), std::get<1>(sc.worst_shape), std::get<2>(sc.worst_shape));
 }
 
+// --merge: the first file's comment lines, then each layout with its fastest time, shapes in order.
+void print_merged(const Sweep& s, const std::string& first_file) {
+  std::ifstream in(first_file);
+  for (std::string line; std::getline(in, line);)
+    if (!line.empty() && line[0] == '#') std::printf("%s\n", line.c_str());
+  for (const auto& [key, layouts] : s.shapes)
+    for (const Layout& l : layouts)
+      std::printf("%s | %.2f us%s\n", l.text.c_str(), l.us, l.plan.cluster_reduce ? " reduce=cluster" : "");
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool check = false;
+  bool check = false, merge = false;
   std::vector<std::string> files;
   for (int i = 1; i < argc; ++i) {
     const std::string a = argv[i];
     if (a == "--check") check = true;
+    else if (a == "--merge") merge = true;
     else files.push_back(a);
   }
-  if (files.empty()) {
-    std::fprintf(stderr, "usage: fit_skinny_model [--check] SWEEP...\n");
+  if (files.empty() || (check && merge)) {
+    std::fprintf(stderr, "usage: fit_skinny_model [--check | --merge] SWEEP...\n");
     return 2;
   }
   const Sweep s = read_sweeps(files);
+  if (merge) {
+    print_merged(s, files.front());
+    return s.shapes.empty() ? 2 : 0;
+  }
   std::printf("%d layout lines, %zu shapes, %d stale\n", s.lines, s.shapes.size(), s.stale);
   if (s.shapes.empty()) {
     std::fprintf(stderr, "fit_skinny_model: no usable layout lines\n");
