@@ -120,6 +120,19 @@ double copy_bandwidth_gbs(port::Stream& s) {
   return 2.0 * static_cast<double>(bytes) / (t[t.size() / 2] * 1e-3) / 1e9;  // read + write
 }
 
+// A comma-separated list of integers from the environment (e.g. DSV4_BENCH_CPS=3,5), or `fallback` when unset.
+std::set<int> env_int_set(const char* var, std::set<int> fallback) {
+  const char* e = std::getenv(var);
+  if (!e) return fallback;
+  std::set<int> out;
+  for (std::istringstream in(e); in.good();) {
+    int v = 0;
+    if (in >> v) out.insert(v);
+    in.ignore(1);  // the comma
+  }
+  return out;
+}
+
 }  // namespace
 
 int main() {
@@ -200,26 +213,12 @@ int main() {
         if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
           // DSV4_BENCH_SLICES=2,4 (say): only those output-row splits of the warpgroup kernel (default 1,2,4).
-          std::set<int> splits = {1, 2, 4};
-          if (const char* e = std::getenv("DSV4_BENCH_SLICES")) {
-            splits.clear();
-            for (std::istringstream in(e); in.good();) {
-              int v = 0;
-              if (in >> v) splits.insert(v);
-              in.ignore(1);  // the comma
-            }
-          }
+          const std::set<int> splits = env_int_set("DSV4_BENCH_SLICES", {1, 2, 4});
           // DSV4_BENCH_REDUCE=cluster|workspace: only that way of combining the shards of split warpgroup plans.
           const char* reduce_env = std::getenv("DSV4_BENCH_REDUCE");
           // Chunks per shard: every count of shards (the shortest shard for each, as the plan picks), or with
           // DSV4_BENCH_CPS=3,5 (say) only those chunks per shard.
-          std::set<int> cps_only;
-          if (const char* e = std::getenv("DSV4_BENCH_CPS"))
-            for (std::istringstream in(e); in.good();) {
-              int v = 0;
-              if (in >> v) cps_only.insert(v);
-              in.ignore(1);  // the comma
-            }
+          const std::set<int> cps_only = env_int_set("DSV4_BENCH_CPS", {});
           for (int fk : {1, 2})
             for (int red : {1, 2})
             for (int split : {1, 2, 4})
@@ -241,8 +240,7 @@ int main() {
                 const sk::SkinnyPlan f = sk::make_plan(sh, arch, fo);
                 // (a one-shard plan is the same with either reduction: timed once, as red == 1)
                 if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
-                const std::int64_t chunks = (k + f.k_chunk - 1) / f.k_chunk;
-                if (cps > 1 && (chunks + cps - 2) / (cps - 1) == f.k_rnd) continue;  // a shorter shard: same count
+                if (!sk::shortest_shard_of_its_count((k + f.k_chunk - 1) / f.k_chunk, cps)) continue;
                 const double t = time_plan(f);
                 if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input
                   std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d slice_rows=%d cps=%d "

@@ -51,8 +51,7 @@ using KernelFn = void (*)(KParams);
 // The tensor-core kernel for a plan's warp tile (skinny_gemm_mma.kernel.cpp; not built for hip).
 KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
 // The warpgroup (wgmma) kernel for a plan's warpgroup tile (8·n_blocks rows of a, 64·m64 rows of b per warpgroup)
-// and ring slot count
-// (skinny_gemm_wgmma.kernel.cpp; cuda and sim only).
+// and ring slot count (skinny_gemm_wgmma.kernel.cpp; cuda and sim only).
 KernelFn wgmma_kernel(bool f16, int n_blocks, int m64, int stages);
 
 // The output tile a workgroup owns and its K-shard. Workgroup b: tile index t = b % (tiles_m · n_slices) (its

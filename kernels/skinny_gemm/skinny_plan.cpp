@@ -147,7 +147,7 @@ SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int s
   int best = p.cluster_reduce ? 0 : static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
-    if (cps > 1 && ceil_div(chunks, cps - 1) == shards) continue;  // a shorter shard gives the same count
+    if (!shortest_shard_of_its_count(chunks, cps)) continue;
     if (p.cluster_reduce && (shards < 2 || shards > max_cluster || !cluster_one_wave(p, shards, sms))) {
       if (shards > max_cluster) break;
       continue;
@@ -274,8 +274,8 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
       for (int st = kWgmmaStages; st >= kWgmmaMinStages; --st) {
         p.mma_stages = st;
         if (mma_lds_need(p, wm) > mma_budget(p)) continue;
-        if ((st - 1) * mma_panels(p, wm) > in_flight) {
-          in_flight = (st - 1) * mma_panels(p, wm);
+        if (const int f = (st - 1) * mma_panels(p, wm); f > in_flight) {
+          in_flight = f;
           stages = st;
         }
       }
@@ -435,6 +435,10 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
 }
 
 }  // namespace
+
+bool shortest_shard_of_its_count(std::int64_t chunks, std::int64_t cps) {
+  return cps <= 1 || ceil_div(chunks, cps - 1) != ceil_div(chunks, cps);
+}
 
 double skinny_model_us(const SkinnyPlan& p, const port::ArchProfile& arch, const SkinnyTimeModel& tm) {
   if (!p.ok || !p.mma) return -1;

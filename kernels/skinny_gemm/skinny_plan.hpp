@@ -236,7 +236,7 @@ struct SkinnyPlan {
   const char* shard_reduction() const { return k_rnd == 1 ? "none" : cluster_reduce ? "cluster" : "workspace"; }
 };
 
-// The sm_90 plans' time model (microseconds for one launch of a tensor-core layout): make_plan picks the kernel, the
+// The sm_90 plans' time model (a relative cost of one launch of a tensor-core layout): make_plan picks the kernel, the
 // layout and the chunks per shard that minimise it. Terms:
 //   * workgroups run in waves of SMs x resident-per-SM; each streams its b rows and its a rows (a at a fraction of
 //     its weight: the rows of a are re-read by every M-tile, mostly as L2 hits; likewise b, re-read by the further
@@ -275,9 +275,13 @@ struct SkinnyTimeModel {
   double cluster_gbs = 0.9516;      // rate of a cluster's exchange of its shards' partials (the tile's outputs)
 };
 
-// The model's time of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans
+// The model's cost of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans
 // without tensor cores. make_plan's mma_model_cost is this with the default model.
 double skinny_model_us(const SkinnyPlan& plan, const port::ArchProfile& arch, const SkinnyTimeModel& tm = {});
+
+// Whether `cps` chunks per shard is the shortest shard giving its shard count for `chunks` chunks: the only shard
+// length per count the sm_90 plans consider (and the benchmark sweeps).
+bool shortest_shard_of_its_count(std::int64_t chunks, std::int64_t cps);
 
 // Rows of a per workgroup of an unsliced warpgroup plan (the padded N: 8 · next_pow2(ceil(N / 8))); forcing it as
 // SkinnyOptions::force_slice_rows forces one slice.

@@ -7,9 +7,17 @@
 
 namespace dsv4::test {
 
+namespace {
+// DSV4_SEED when set and non-empty, else null.
+const char* given_seed() {
+  const char* s = std::getenv("DSV4_SEED");
+  return s && *s ? s : nullptr;
+}
+}  // namespace
+
 std::uint64_t base_seed() {
   static const std::uint64_t seed = [] {
-    if (const char* s = std::getenv("DSV4_SEED"); s && *s) return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 0));
+    if (const char* s = given_seed()) return static_cast<std::uint64_t>(std::strtoull(s, nullptr, 0));
     return std::uint64_t{0x5eed0d5e4c4ecull};
   }();
   return seed;
@@ -32,9 +40,8 @@ std::mt19937_64 rng_for_current_test() {
 
 void install_rapidcheck_seed() {
   if (const char* p = std::getenv("RC_PARAMS"); p && *p) return;
-  const char* given = std::getenv("DSV4_SEED");
   std::uint64_t seed = base_seed();
-  if (!given || !*given) {
+  if (!given_seed()) {
     std::random_device rd;
     seed = (static_cast<std::uint64_t>(rd()) << 32) ^ rd();
   }

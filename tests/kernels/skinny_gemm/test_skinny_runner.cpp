@@ -102,10 +102,11 @@ TEST(SkinnyRunner, Sm90PlanJsonNamesSlicesAndLaunchMode) {
   ASSERT_EQ(slices.size(), 2u);
   EXPECT_GE(slices[0] * slices[1], 100) << tc.dump();
   EXPECT_LT((slices[0] - 1) * slices[1], 100) << tc.dump();
-  if (tc.at("kernel").get<std::string>() == "wgmma.m64nNk16")
+  if (tc.at("kernel").get<std::string>() == "wgmma.m64nNk16") {
     EXPECT_NE(plan.value("text", "").find("slices=" + std::to_string(slices[0]) + "x" + std::to_string(slices[1])),
               std::string::npos)
         << plan.dump();
+  }
 }
 
 // The JSON names how the K-shards are combined as the plan text does (SkinnyPlan::describe, a separate path): none
@@ -131,7 +132,9 @@ TEST(SkinnyRunner, Sm90PlanJsonNamesTheShardReduction) {
     const bool cluster_text = text.find("reduce=cluster") != std::string::npos;
     EXPECT_EQ(reduction, cluster_text ? "cluster" : shards == 1 ? "none" : "workspace") << text << "\n" << tc.dump();
     EXPECT_EQ(tc.at("cluster_blocks").get<std::int64_t>(), cluster_text ? shards : 1) << tc.dump();
-    if (cluster_text) EXPECT_EQ(plan.at("workspace_bytes").get<std::int64_t>(), 0) << plan.dump();
+    if (cluster_text) {
+      EXPECT_EQ(plan.at("workspace_bytes").get<std::int64_t>(), 0) << plan.dump();
+    }
     seen.insert(reduction);
   }
   // The model picks the workspace on sm_90 only for shapes too large for the sim (>= ~750 M multiply-adds: clusters
