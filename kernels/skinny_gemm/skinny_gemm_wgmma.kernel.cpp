@@ -15,7 +15,8 @@
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
 // Timing diagnostics (benchmark builds only; the results are wrong): -DSKINNY_DIAG_NO_LOAD keeps only the prologue's
-// bulk copies (the main loop's barriers and MMAs alone), -DSKINNY_DIAG_NO_MMA drops the MMAs (the copies alone).
+// bulk copies (the main loop's barriers and MMAs alone), -DSKINNY_DIAG_NO_MMA drops the MMAs (the copies alone),
+// -DSKINNY_DIAG_NO_A drops a's boxes (b's copies and the MMAs, on whatever the LDS holds where a would be).
 // Invariants: every panel starts on a 1024-byte boundary of the LDS window (the ring starts on one and a panel is a
 // multiple of 8 rows of 128 bytes); a box is at most 256 rows (tile_m, padded N) and a step never crosses the
 // shard's K end (the step divides the chunk). Sums are in a fixed order per plan: bit-identical run to run.
@@ -73,7 +74,11 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   // Per step, thread 0 announces the stage's bytes and issues two boxes per panel: tile_m rows of b, NN rows of
   // a (rows past M and N, and K past the tensor, arrive as zeros). A shard's steps never cross its end: the step
   // (P·64) divides the chunk (the plan's invariant), so only the tensor's own K end clips.
+#ifdef SKINNY_DIAG_NO_A
+  const unsigned stage_bytes = static_cast<unsigned>(P * TM * PK) * 2;  // b's boxes only
+#else
   const unsigned stage_bytes = static_cast<unsigned>(stage_elems) * 2;
+#endif
   auto issue = [&](int step) {
     if (tid != 0 || step >= nsteps) return;
 #ifdef SKINNY_DIAG_NO_LOAD
@@ -85,7 +90,9 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     for (int q = 0; q < P; ++q) {
       const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(slot) * stage_elems + static_cast<std::ptrdiff_t>(q) * panel_elems;
       port::tma_load_2d(ring, panel, p.tmap_b, k0 + q * PK, static_cast<int>(m0), bars, slot);
+#ifndef SKINNY_DIAG_NO_A
       port::tma_load_2d(ring, panel + static_cast<std::ptrdiff_t>(TM) * PK, p.tmap_a, k0 + q * PK, tr.n0, bars, slot);
+#endif
     }
   };
 
