@@ -16,7 +16,8 @@
 //      (cluster_publish), or, with one shard, the tile straight to the output.
 // Timing diagnostics (benchmark builds only; the results are wrong): -DSKINNY_DIAG_NO_LOAD keeps only the prologue's
 // bulk copies (the main loop's barriers and MMAs alone), -DSKINNY_DIAG_NO_MMA drops the MMAs (the copies alone),
-// -DSKINNY_DIAG_NO_A drops a's boxes (b's copies and the MMAs, on whatever the LDS holds where a would be).
+// -DSKINNY_DIAG_NO_A drops a's boxes (b's copies and the MMAs, on whatever the LDS holds where a would be); the
+// cuda targets bench_skinny_gemm_diag_{no_load,no_mma,no_a} (bench/kernels/CMakeLists.txt) build them.
 // Invariants: every panel starts on a 1024-byte boundary of the LDS window (the ring starts on one and a panel is a
 // multiple of 8 rows of 128 bytes); a box is at most 256 rows (tile_m, padded N) and a step never crosses the
 // shard's K end (the step divides the chunk). Sums are in a fixed order per plan: bit-identical run to run.
