@@ -11,6 +11,8 @@
 //      warpgroup (wgm, grp) multiplies its MW tiles of 64 rows of b by all 8·NB rows of a with m64nNk16
 //      warpgroup MMAs on the panels grp, grp + k_groups, ... (b is the MMA's A operand, a its B operand, the
 //      accumulator the transposed output tile), and waits for them before the next barrier.
+//      (Per-slot release barriers with an MMA batch in flight, with or without a producer warp, and two workgroups
+//      per SM at N >= 64 all ran slower on the H200: bench/kernels/RESULTS_skinny_h200.md, session 9.)
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
