@@ -110,7 +110,7 @@ SKINNY_UNROLL
   // ---- 1. pipelined main loop ----
   for (int s = 0; s < S - 1; ++s) issue(s);
   // Each warpgroup's panels per step are a compile-time count in each copy of the loop: with a run-time trip
-  // count ptxas injected a warpgroup.arrive at the head of that loop (C7519), which cost 2.3 % on the H200
+  // count ptxas injected a warpgroup.arrive at the head of that loop (C7519), which cost 2.2-2.3 % on the H200
   // benchmark (geometric mean; up to 6.5 % at N=128 K=7168 M=7168).
   auto main_loop = [&](auto ppg) {
   constexpr int PPG = decltype(ppg)::value;
