@@ -113,35 +113,35 @@ SKINNY_UNROLL
   // count ptxas injected a warpgroup.arrive at the head of that loop (C7519), which cost 2.2-2.3 % on the H200
   // benchmark (geometric mean; up to 6.5 % at N=128 K=7168 M=7168).
   auto main_loop = [&](auto ppg) {
-  constexpr int PPG = decltype(ppg)::value;
-  for (int it = 0; it < nsteps; ++it) {
+    constexpr int PPG = decltype(ppg)::value;
+    for (int it = 0; it < nsteps; ++it) {
 #ifdef SKINNY_DIAG_NO_LOAD
-    if (it < S - 1)
+      if (it < S - 1)
 #endif
-    port::mbarrier_wait(bars, it % S, (it / S) & 1);  // step it's bulk copies have landed
-    __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
-    issue(it + S - 1);
-    const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * stage_elems;
+      port::mbarrier_wait(bars, it % S, (it / S) & 1);  // step it's bulk copies have landed
+      __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
+      issue(it + S - 1);
+      const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * stage_elems;
 SKINNY_UNROLL
-    for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
-    port::wgmma_fence();
+      for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
+      port::wgmma_fence();
 #ifndef SKINNY_DIAG_NO_MMA
 SKINNY_UNROLL
-    for (int i = 0; i < PPG; ++i) {
-      const std::ptrdiff_t base = slot0 + static_cast<std::ptrdiff_t>(grp + i * KG) * panel_elems;
+      for (int i = 0; i < PPG; ++i) {
+        const std::ptrdiff_t base = slot0 + static_cast<std::ptrdiff_t>(grp + i * KG) * panel_elems;
 SKINNY_UNROLL
-      for (int k16 = 0; k16 < PK / 16; ++k16)
+        for (int k16 = 0; k16 < PK / 16; ++k16)
 SKINNY_UNROLL
-        for (int mw = 0; mw < MW; ++mw)  // rows of a past N are zeros in LDS: no branch around the MMAs
-          port::wgmma_m64k16<E, NN>(acc[mw], ring, base + static_cast<std::ptrdiff_t>(wgm * MW + mw) * 64 * PK, ring,
-                                    base + static_cast<std::ptrdiff_t>(TM) * PK, k16, true);
-    }
+          for (int mw = 0; mw < MW; ++mw)  // rows of a past N are zeros in LDS: no branch around the MMAs
+            port::wgmma_m64k16<E, NN>(acc[mw], ring, base + static_cast<std::ptrdiff_t>(wgm * MW + mw) * 64 * PK, ring,
+                                      base + static_cast<std::ptrdiff_t>(TM) * PK, k16, true);
+      }
 #endif
-    port::wgmma_commit();
-    port::wgmma_wait<0>();
+      port::wgmma_commit();
+      port::wgmma_wait<0>();
 SKINNY_UNROLL
-    for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
-  }
+      for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
+    }
   };
   static_assert(kWgmmaMaxPanels == 4, "one copy of the main loop per panel count");
   switch (panels_per_group) {  // 1..4: the plan keeps P <= kWgmmaMaxPanels and a multiple of KG

@@ -251,14 +251,13 @@ struct SkinnyPlan {
 //     instead.
 // The defaults are a fit (bench/kernels/fit_skinny_model, session 8) to H200 sweeps of every forced layout: both
 // tensor-core kernels, both residencies, output-row slicings, both shard reductions of the warpgroup kernel and its
-// ring of 3 or 4 slots, with programmatic dependent launch (bench/kernels/data/skinny_sweep_h200.txt: each layout's
-// fastest of three session 8 sweeps and, for layouts unchanged since, the session 6 and 7 sweeps). The model's pick
-// among the swept layouts is within 1.0 % of the fastest on average over the 54 benchmark shapes, 6.3 % at worst
-// (N=1 K=7168 M=1024); session 7's reached 1.6 % / 15 % on its sweeps. The constants are effective values that make
-// the right choices, not measurements: only the picks matter, so the model's overall scale is free and the fit let
-// it drift (its costs are several times the measured microseconds), and it moves per-launch overheads between terms.
-// One layout's timings differ by up to ~5 % between H200 runs (~10 % for the largest shapes), so finer fits would
-// follow noise.
+// ring of 3 or 4 slots, with programmatic dependent launch. bench/kernels/data/skinny_sweep_h200.txt now holds one
+// full sweep of the session 9 kernel (compile-time panel counts, ~1 % faster per layout); on it the model's pick is
+// within 0.96 % of the fastest layout on average over the 54 benchmark shapes, 5.5 % at worst (N=32 K=2048 M=4096),
+// and a refit gained nothing (0.92 %). The constants are effective values that make the right choices, not
+// measurements: only the picks matter, so the model's overall scale is free and the fit let it drift (its costs are
+// several times the measured microseconds), and it moves per-launch overheads between terms. One layout's timings
+// differ by up to ~5 % between H200 runs (~10 % for the largest shapes), so finer fits would follow noise.
 struct SkinnyTimeModel {
   double copy_gbs = 382.6;          // device copy bandwidth shared by concurrent workgroups
   double latency_us = 32.94;        // loaded memory latency: a ring streams (slots - 1) x slot bytes per latency

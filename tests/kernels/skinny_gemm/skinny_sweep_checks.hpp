@@ -27,7 +27,7 @@ inline void check_wgmma_sweep(WgmmaSweep which, const std::string& label, std::m
             << r.cases << " cases (" << r.three_slots << " with 3 ring slots), " << r.failures.size() << " failing\n";
   if (which == WgmmaSweep::clusters) {
     EXPECT_EQ(r.cases, 20);  // every (N, shard count) pair admitted both ways
-    EXPECT_GE(r.three_slots, 1);  // 3-slot rings are reduced through clusters too (4 of the 20 under the session 8 model)
+    EXPECT_GE(r.three_slots, 1);  // 3-slot rings are reduced through clusters too (4 of the 20 pairs by the ring rule)
   } else if (layouts) {
     // Every one of the 40 layouts at one workgroup per SM, 12 of them also at two (the rest are built for one and
     // refused at two); 14 of the 52 keep more panels in flight with 3 ring slots (the rule, recomputed by hand).
