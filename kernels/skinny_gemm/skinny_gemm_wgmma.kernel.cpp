@@ -12,7 +12,10 @@
 //      warpgroup MMAs on the panels grp, grp + k_groups, ... (b is the MMA's A operand, a its B operand, the
 //      accumulator the transposed output tile), and waits for them before the next barrier.
 //      (Per-slot release barriers with an MMA batch in flight, with or without a producer warp, and two workgroups
-//      per SM at N >= 64 all ran slower on the H200: bench/kernels/RESULTS_skinny_h200.md, session 9.)
+//      per SM at N >= 64 all ran slower on the H200: bench/kernels/RESULTS_skinny_h200.md, session 9; so did a
+//      separate, shallower ring for a, and one MMA batch kept in flight across the per-step barrier with 6-8 slots,
+//      session 10. cuBLAS's faster kernels there stream 7-16 stages with a producer warpgroup and per-stage
+//      release barriers: bench/kernels/data/cublas_kernels_h200.txt.)
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
@@ -39,7 +42,7 @@ namespace dsv4::kernels::skinny::detail {
 #if !defined(DSV4_BACKEND_HIP)  // wgmma exists on sm_90 only
 namespace {
 
-template <bool F16, int NB, int MW, int S>  // S ring slots: a template argument (run-time: ~25 % slower, H200)
+template <bool F16, int NB, int MW, int S>  // S ring slots: a template argument (run-time: 10-25 % slower, H200)
 __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     skinny_gemm_wgmma_kernel(const DSV4_GRID_CONSTANT KParams p) {
   constexpr int NN = 8 * NB;  // rows of a per warpgroup (all of the padded N)
