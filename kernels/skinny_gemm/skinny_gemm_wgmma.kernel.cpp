@@ -14,8 +14,9 @@
 //      (Per-slot release barriers with an MMA batch in flight, with or without a producer warp, and two workgroups
 //      per SM at N >= 64 all ran slower on the H200: bench/kernels/RESULTS_skinny_h200.md, session 9; so did a
 //      separate, shallower ring for a, one MMA batch kept in flight across the per-step barrier with 6-8 slots,
-//      a fifth slot wherever it fits, and a producer warpgroup with per-slot release barriers, session 10. cuBLAS's faster kernels there stream 7-16 stages with a producer warpgroup and per-stage
-//      release barriers: bench/kernels/data/cublas_kernels_h200.txt.)
+//      a fifth slot wherever it fits, and a producer warpgroup with per-slot release barriers, session 10.
+//      cuBLAS's faster kernels there combine that pipeline, 7-16 stages, with other tiles (b the MMA's B operand,
+//      sized to the grid) and clusters: bench/kernels/data/cublas_kernels_h200.txt.)
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
