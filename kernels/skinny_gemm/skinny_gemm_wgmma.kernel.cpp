@@ -148,10 +148,9 @@ SKINNY_UNROLL
     }
   };
   static_assert(kWgmmaMaxPanels == 4, "one copy of the main loop per panel count");
-  switch (panels_per_group) {  // 1..4: the plan keeps P <= kWgmmaMaxPanels and a multiple of KG
+  switch (panels_per_group) {  // 1, 2 or 4: the plan's P and KG are powers of two, P <= kWgmmaMaxPanels
     case 1: main_loop(std::integral_constant<int, 1>{}); break;
     case 2: main_loop(std::integral_constant<int, 2>{}); break;
-    case 3: main_loop(std::integral_constant<int, 3>{}); break;
     default: main_loop(std::integral_constant<int, 4>{}); break;
   }
   // The next kernel on the stream may be scheduled from here (it waits for this one's end before touching memory).

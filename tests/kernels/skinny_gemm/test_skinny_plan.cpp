@@ -134,6 +134,10 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(p.slice_rows <= sk::wgmma_unsliced_rows(s.n));
     RC_ASSERT((p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     RC_ASSERT(p.mma_panels >= 1 && p.mma_panels <= sk::kWgmmaMaxPanels && p.mma_panels % p.k_groups == 0);
+    {  // the kernel has a main loop for 1, 2 and 4 panels per k-group only (any other count would run as 4)
+      const int per_group = p.mma_panels / p.k_groups;
+      RC_ASSERT(per_group == 1 || per_group == 2 || per_group == 4);
+    }
     RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kWgmmaPanelK) == 0);  // bulk copies never cross a shard's end
     RC_ASSERT(p.tile_m <= 256 && 8 * p.mma_n_blocks <= 256);
     RC_ASSERT(p.mma_stages >= sk::kWgmmaMinStages && p.mma_stages <= sk::kWgmmaStages);
