@@ -3,6 +3,9 @@
 //   mbarrier_init(bars, i, count)             one thread: barrier i of the array (8 bytes each) expects `count`
 //                                             arrivals per phase; then mbarrier_init_fence() and a block barrier
 //   mbarrier_arrive_expect_tx(bars, i, bytes) the issuing thread's arrival, announcing `bytes` to come
+//   mbarrier_arrive(bars, i)                  a plain arrival (release: the thread's earlier LDS accesses happen
+//                                             before the accesses of whoever waits for the phase), e.g. consumers
+//                                             handing a ring slot back to the thread that refills it
 //   tma_load_2d(dst, elem, map, col, row, bars, i)  one thread: copy the box of `map` (kernels/port/runtime.hpp,
 //                                             TensorMap2d) whose first element is (row, col) to dst + elem, a
 //                                             1 KiB-aligned swizzled K-major tile (kernels/port/swizzle.hpp:
@@ -21,8 +24,10 @@
 //         race-checked as its accesses) and then completes its bytes on the barrier. The barriers have their real
 //         semantics (kernels/backend/sim/mbarrier.cpp): a wait blocks the thread until the phase completes, so a
 //         wait nobody completes (wrong parity, missing arrive_expect_tx, too many bytes announced) is reported as
-//         a deadlock naming the wait. The LDS race checker orders only block barriers, so readers still need one
-//         between the issuing thread's copy and their reads, as every kernel here has.
+//         a deadlock naming the wait. For the LDS race checker an arrival or a landed copy is a release and a
+//         wait that returns an acquire (kernels/backend/sim/happens_before.hpp), so a producer/consumer ring with
+//         no block barrier is checked access by access: a read not after its slot's full-barrier wait, or a refill
+//         not after every reader's arrival on the slot's empty barrier, is a reported hazard.
 //   hip : not provided (AMD has no TMA; make_tensor_map_2d refuses there).
 #pragma once
 
@@ -48,6 +53,7 @@ namespace dsv4::port {
 namespace sim::detail {  // kernels/backend/sim/mbarrier.cpp
 void mbarrier_init(int array, std::int64_t byte_offset, int count);
 void mbarrier_arrive_expect_tx(int array, std::int64_t byte_offset, unsigned bytes);
+void mbarrier_arrive(int array, std::int64_t byte_offset);
 void mbarrier_complete_tx(int array, std::int64_t byte_offset, unsigned bytes);
 void mbarrier_wait(int array, std::int64_t byte_offset, int parity, const std::source_location& loc);
 void mbarrier_inval(int array, std::int64_t byte_offset);
@@ -85,6 +91,16 @@ __device__ __forceinline__ void mbarrier_arrive_expect_tx(lds_ptr<std::uint64_t>
   sim::detail::mbarrier_arrive_expect_tx(bars.array(), bars.byte_offset() + std::int64_t(i) * 8, bytes);
 #else
   (void)bars, (void)i, (void)bytes;
+#endif
+}
+
+__device__ __forceinline__ void mbarrier_arrive(lds_ptr<std::uint64_t> bars, int i) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];\n" ::"r"(tma_detail::saddr(bars + i)) : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  sim::detail::mbarrier_arrive(bars.array(), bars.byte_offset() + std::int64_t(i) * 8);
+#else
+  (void)bars, (void)i;
 #endif
 }
 

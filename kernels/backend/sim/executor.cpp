@@ -204,12 +204,14 @@ BlockExec* Executor::start_block(LaunchExec* l) {
   const std::size_t cap = profile->lds_bytes_per_block;
   if (b->lds.data.size() != cap) {
     b->lds.data.assign(cap, 0xCD);
-    b->lds.shadow.assign(cap, ShadowByte{0, 0, 0, 0});
+    b->lds.shadow.assign(cap, ShadowByte{});
   }
   b->lds.dynamic_bytes = cfg.dynamic_lds_bytes;
   b->lds.size = cfg.dynamic_lds_bytes;
   b->lds.arrays.clear();
   b->epoch_base = b->epoch = b->cluster_epoch = next_epoch();
+  b->hb.reset(b->nthreads);
+  b->named_barriers.clear();
   b->cluster.reset();
   b->cluster_rank = 0;
   ++stats.blocks;
@@ -424,6 +426,7 @@ std::string position(const SimThread& t) {
   switch (t.state) {
     case ThreadState::done: return "exited";
     case ThreadState::at_barrier: return "waiting at __syncthreads " + at(t.loc);
+    case ThreadState::at_named_barrier: return "waiting at a named barrier whose count is never reached " + at(t.loc);
     case ThreadState::at_wave: return "waiting at wave op " + at(t.loc);
     case ThreadState::at_mbarrier: return "waiting at an mbarrier phase that never completes " + at(t.loc);
     case ThreadState::at_cluster: return "waiting at port::cluster_sync " + at(t.loc);

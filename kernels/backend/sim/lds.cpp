@@ -1,8 +1,9 @@
 // sim backend: the per-block LDS arena. Arrays are placed on first declaration (dynamic region first, then static
 // arrays in declaration order, 16-byte aligned); the arena is exactly that big. Every access is checked against the
 // array it is made through and against the arena (CDNA: outside the arena a write is dropped, a read returns 0),
-// and shadow bytes (write/read epoch and thread) give uninitialised-read and hazard reports. Epochs are global and
-// increase at every block start and barrier, so shadow state never needs clearing.
+// and shadow bytes (the last write and the reads since it: epoch, thread, clock) give uninitialised-read and hazard
+// reports. Epochs are global and increase at every block start and barrier, so shadow state never needs clearing;
+// within an epoch, accesses are ordered by transaction barriers (happens_before.hpp).
 #include <cstring>
 #include <stdexcept>
 
@@ -149,32 +150,65 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
   ShadowByte* sh = &a.shadow[static_cast<std::size_t>(abs)];
   bool uninit = false, hazard = false, cross_hazard = false;
   int other = -1;
-  if (is_write) {
-    std::memcpy(&a.data[static_cast<std::size_t>(abs)], bytes, n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ShadowByte& s = sh[i];
+  // Happens-before within the epoch (happens_before.hpp): the owner's threads only; an access from another block
+  // is ordered by cluster barriers alone.
+  HappensBefore& hb = owner.hb;
+  const int me = g_current->linear;
+  const std::uint32_t clk = remote ? 0 : hb.clock(me);
+  auto ordered = [&](std::uint16_t who, std::uint32_t at) { return who == tid || (!remote && hb.ordered(me, who, at)); };
+  // The bytes of one access mostly share one shadow state: each distinct state is worked out once.
+  ShadowByte seen_in{}, seen_out{};
+  bool have_seen = false;
+  if (is_write) std::memcpy(&a.data[static_cast<std::size_t>(abs)], bytes, n);
+  else std::memcpy(bytes, &a.data[static_cast<std::size_t>(abs)], n);
+  for (std::size_t i = 0; i < n; ++i) {
+    ShadowByte& s = sh[i];
+    if (have_seen && s == seen_in) {
+      s = seen_out;
+      continue;
+    }
+    seen_in = s;
+    have_seen = true;
+    if (is_write) {
       if (!atomic) {
-        if (s.w_epoch == epoch && s.w_tid != tid) { hazard = true; other = s.w_tid; }
-        if (s.r_epoch == epoch && s.r_tid != tid) { hazard = true; other = s.r_tid; }
+        if (s.w_epoch == epoch && !ordered(s.w_tid, s.w_clock)) { hazard = true; other = s.w_tid; }
+        if (s.r_epoch == epoch) {
+          if (s.r_tid == kMultiReaders) {
+            const int r = (s.r_clock == kNoSet || remote) ? -1 : hb.unordered_reader(s.r_clock, me);
+            if (s.r_clock == kNoSet || remote || r >= 0) { hazard = true; other = r >= 0 ? r : kMultiReaders; }
+          } else if (!ordered(s.r_tid, s.r_clock)) {
+            hazard = true;
+            other = s.r_tid;
+          }
+        }
         if (cross(s.w_epoch, s.w_tid) || cross(s.r_epoch, s.r_tid)) cross_hazard = true;
+        s.r_epoch = 0;  // the reads were checked against this write; later accesses are checked against the write
       }
       s.w_epoch = epoch;
       s.w_tid = atomic ? kAtomicWriter : tid;
-    }
-  } else {
-    std::memcpy(bytes, &a.data[static_cast<std::size_t>(abs)], n);
-    for (std::size_t i = 0; i < n; ++i) {
-      ShadowByte& s = sh[i];
+      s.w_clock = clk;
+    } else {
       if (s.w_epoch < owner.epoch_base) uninit = true;
-      if (!atomic && s.w_epoch == epoch && s.w_tid != tid) { hazard = true; other = s.w_tid; }
+      if (!atomic && s.w_epoch == epoch && !ordered(s.w_tid, s.w_clock)) { hazard = true; other = s.w_tid; }
       if (!atomic && cross(s.w_epoch, s.w_tid)) cross_hazard = true;
-      if (s.r_epoch == epoch && s.r_tid != tid) {
-        s.r_tid = kMultiReaders;
-      } else {
+      if (s.r_epoch != epoch) {
         s.r_epoch = epoch;
         s.r_tid = tid;
+        s.r_clock = clk;
+      } else if (s.r_tid == tid) {
+        s.r_clock = clk;
+      } else if (s.r_tid == kMultiReaders) {
+        s.r_clock = (s.r_clock == kNoSet || remote || !hb.precise) ? kNoSet : hb.add_reader(s.r_clock, tid, clk);
+      } else if (ordered(s.r_tid, s.r_clock)) {  // the earlier read happens before this one: this one stands for both
+        s.r_tid = tid;
+        s.r_clock = clk;
+      } else {
+        const bool track = hb.precise && !remote && !is_remote_tid(s.r_tid);
+        s.r_clock = track ? hb.pair_set(s.r_tid, s.r_clock, tid, clk) : kNoSet;
+        s.r_tid = kMultiReaders;
       }
     }
+    seen_out = s;
   }
   if (uninit && remote) {  // the owner has not written it (yet): a missing cluster_sync, or a read of garbage
     report_access(ex, ViolationKind::cluster_lds, arr, off, n,
@@ -188,7 +222,7 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
                   "read of " + std::to_string(n) + " B never written in this block");
   }
   if (hazard && o.check_hazards) {
-    const std::string who = other == kMultiReaders ? "several other threads"
+    const std::string who = other == kMultiReaders ? "several other threads (not tracked one by one)"
                             : other == kAtomicWriter ? "an atomic of another thread"
                             : is_remote_tid(static_cast<std::uint16_t>(other))
                                 ? "thread " + std::to_string(other & 0x3FF) + " (linear) of cluster rank " +
@@ -196,7 +230,7 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
                                 : "thread " + std::to_string(other) + " (linear)";
     report_access(ex, ViolationKind::lds_hazard, arr, off, n,
                   std::string(is_write ? "write" : "read") + " races with an access by " + who +
-                      " since the last barrier");
+                      " since the last barrier (not ordered by it through a transaction barrier either)");
   }
   if (cross_hazard && !hazard) {  // always checked: the cluster protocol is the point of these accesses
     report_access(ex, ViolationKind::cluster_lds, arr, off, n,

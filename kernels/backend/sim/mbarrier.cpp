@@ -3,9 +3,11 @@
 // its parity completes, so a kernel that waits on a phase nobody completes (wrong parity, a missing
 // arrive_expect_tx, a byte count larger than what its copies bring) is reported as a deadlock naming the wait,
 // where a GPU would hang. Misuse (a wait or arrival on a barrier never initialised, more arrivals than expected)
-// stops the launch with the reason.
+// stops the launch with the reason. For the LDS race check, an arrival (and a landed copy, for its issuing thread)
+// is a release and a wait that returns an acquire of the completed phase (happens_before.hpp).
 #include <stdexcept>
 #include <string>
+#include <utility>
 
 #include "kernels/backend/sim/sim_internal.hpp"
 
@@ -29,6 +31,8 @@ void complete_if_done(BlockExec& b, MbarrierState& s) {
   if (s.pending > 0 || s.tx != 0) return;
   s.phase ^= 1;
   s.pending = s.expected;
+  s.completed = std::move(s.releases);
+  s.releases.clear();
   for (int w : s.waiters) {
     SimThread& t = b.threads[static_cast<std::size_t>(w)];
     t.state = ThreadState::ready;
@@ -47,6 +51,17 @@ void mbarrier_init(int array, std::int64_t byte_offset, int count) {
   MbarrierState s;
   s.expected = s.pending = count;
   b.mbarriers[lds_arena_offset(array, byte_offset)] = s;
+  if (count > 1) b.hb.precise = true;  // several threads release to its waiters: track readers one by one
+}
+
+void mbarrier_arrive(int array, std::int64_t byte_offset) {
+  BlockExec& b = current_block();
+  const std::int64_t key = lds_arena_offset(array, byte_offset);
+  MbarrierState& s = state(b, key, "mbarrier_arrive");
+  if (s.pending <= 0) throw std::runtime_error("more arrivals than expected on the " + where(key));
+  b.hb.release(g_current->linear, s.releases);
+  --s.pending;
+  complete_if_done(b, s);
 }
 
 void mbarrier_arrive_expect_tx(int array, std::int64_t byte_offset, unsigned bytes) {
@@ -54,6 +69,7 @@ void mbarrier_arrive_expect_tx(int array, std::int64_t byte_offset, unsigned byt
   const std::int64_t key = lds_arena_offset(array, byte_offset);
   MbarrierState& s = state(b, key, "arrive_expect_tx");
   if (s.pending <= 0) throw std::runtime_error("more arrivals than expected on the " + where(key));
+  b.hb.release(g_current->linear, s.releases);
   s.tx += bytes;
   --s.pending;
   complete_if_done(b, s);
@@ -62,6 +78,7 @@ void mbarrier_arrive_expect_tx(int array, std::int64_t byte_offset, unsigned byt
 void mbarrier_complete_tx(int array, std::int64_t byte_offset, unsigned bytes) {
   BlockExec& b = current_block();
   MbarrierState& s = state(b, lds_arena_offset(array, byte_offset), "a bulk copy completing");
+  b.hb.release(g_current->linear, s.releases);  // the copy's LDS writes were the issuing thread's
   s.tx -= bytes;
   complete_if_done(b, s);
 }
@@ -76,6 +93,7 @@ void mbarrier_wait(int array, std::int64_t byte_offset, int parity, const std::s
     state(b, key, "mbarrier_wait").waiters.push_back(t.ctx.linear);
     ex.yield_current(ThreadState::at_mbarrier);
   }
+  b.hb.acquire(g_current->linear, state(b, key, "mbarrier_wait").completed);
 }
 
 void mbarrier_inval(int array, std::int64_t byte_offset) {

@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/backend/sim/happens_before.hpp"
 #include "kernels/port/detail/sim_device.hpp"
 #include "kernels/port/sim.hpp"
 
@@ -119,9 +120,13 @@ struct LdsArray {
   std::int64_t key_offset;
 };
 
+// The last write and the reads since it, each stamped with the block's epoch, the thread and its clock
+// (happens_before.hpp); several unordered readers: r_tid kMultiReaders and r_clock their reader set (or kNoSet).
 struct ShadowByte {
   std::uint32_t w_epoch, r_epoch;
+  std::uint32_t w_clock, r_clock;
   std::uint16_t w_tid, r_tid;
+  bool operator==(const ShadowByte&) const = default;
 };
 inline constexpr std::uint16_t kMultiReaders = 0xFFFF;
 inline constexpr std::uint16_t kAtomicWriter = 0xFFFE;
@@ -134,7 +139,7 @@ struct LdsArena {
   std::vector<LdsArray> arrays;
 };
 
-enum class ThreadState : unsigned char { ready, running, at_barrier, at_wave, at_mbarrier, at_cluster, done };
+enum class ThreadState : unsigned char { ready, running, at_barrier, at_named_barrier, at_wave, at_mbarrier, at_cluster, done };
 
 struct SimThread {
   ThreadCtx ctx;
@@ -158,6 +163,17 @@ struct MbarrierState {
   int phase = 0;             // parity of the phase in progress
   std::int64_t tx = 0;       // bytes announced and not yet landed
   std::vector<int> waiters;  // threads blocked in mbarrier_wait on the phase in progress
+  // Happens-before (happens_before.hpp): the releases of the phase in progress, and of the last completed phase
+  // (what a wait that returns acquires).
+  std::vector<std::uint32_t> releases, completed;
+};
+
+// A named barrier of kernels/port/named_barrier.hpp in progress: the threads waiting, the count the first arrival
+// gave, and their releases (each arrival acquires all of them when the count is reached).
+struct NamedBarrierState {
+  int threads = 0;
+  std::vector<int> waiting;
+  std::vector<std::uint32_t> releases;
 };
 
 struct BlockExec;
@@ -190,7 +206,9 @@ struct BlockExec {
   std::vector<int> wave_arrived;
   LdsArena lds;
   std::map<std::int64_t, MbarrierState> mbarriers;
+  std::map<int, NamedBarrierState> named_barriers;
   std::uint32_t epoch_base = 0, epoch = 0;
+  HappensBefore hb;  // ordering within an epoch: transaction barriers
   bool aborted = false;
   std::string abort_reason;
   int wave_lanes(int w) const { return std::min(wave_size, nthreads - w * wave_size); }

@@ -65,6 +65,7 @@ int cluster_array(BlockExec* remote, int local_array);
 
 // ---- sync points ----
 void syncthreads(const std::source_location& loc);
+void named_barrier_sync(int id, int threads, const std::source_location& loc);  // kernels/port/named_barrier.hpp
 void preempt_point();            // random schedule may switch to another thread here
 void preempt_global_access();    // only when Options::preempt_global; first checks the grid dependency wait
 void check_previous_grid_waited(const char* what);  // throws when a global access precedes wait_for_previous_grid

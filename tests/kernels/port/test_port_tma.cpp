@@ -26,7 +26,7 @@ struct Box {
 
 // Copies two boxes of a rows x cols tensor (row stride `stride` elements) and counts wrong elements.
 int run_boxes(std::int64_t rows, std::int64_t cols, std::int64_t stride, int box_rows, Box b1, Box b2,
-              std::mt19937_64& rng) {
+              std::mt19937_64& rng, int misuse = 0) {
   std::vector<std::uint16_t> host(static_cast<std::size_t>(rows * stride));
   std::uniform_int_distribution<int> code(1, 0xfffe);
   for (auto& x : host) x = static_cast<std::uint16_t>(code(rng));  // no zeros: a zero marks out-of-bounds only
@@ -38,7 +38,7 @@ int run_boxes(std::int64_t rows, std::int64_t cols, std::int64_t stride, int box
   o2.memset(0xff);
   port::Stream s;
   tmak::load_box(map, box_rows, b1.col, b1.row, b2.col, b2.row, static_cast<std::uint16_t*>(o1.data()),
-                 static_cast<std::uint16_t*>(o2.data()), s);
+                 static_cast<std::uint16_t*>(o2.data()), s, misuse);
   s.synchronize();
   int bad = 0;
   for (int which = 0; which < 2; ++which) {
@@ -65,6 +65,32 @@ TEST_F(PortTma, BoxesInsideAndAcrossTheEnds) {
   EXPECT_EQ(run_boxes(200, 1032, 1072, 128, {1024, 128}, {960, 0}, rng), 0);  // across the row end and K end
   EXPECT_EQ(run_boxes(3, 520, 520, 8, {512, 0}, {576, 0}, rng), 0);           // rows past 3; a box fully past K
   EXPECT_EQ(run_boxes(300, 64, 64, 256, {0, 256}, {0, 0}, rng), 0);           // 256-row boxes
+}
+
+// The wait alone orders the copy before every thread's reads (no block barrier between them): right data and, on
+// sim, no race report. Dropping the barrier before the next copy instead is a race the sim reports.
+TEST_F(PortTma, TheWaitOrdersTheCopyBeforeItsReaders) {
+  auto rng = rng_for_current_test();
+  EXPECT_EQ(run_boxes(200, 1032, 1032, 64, {0, 0}, {128, 64}, rng, 3), 0);
+  if (port::backend() != port::Backend::sim) return;
+  const port::sim::Report r = port::sim::take_report();
+  EXPECT_TRUE(r.empty()) << r.to_string();
+}
+
+TEST_F(PortTma, ARefillBeforeEveryReaderIsDoneIsAHazardOnSim) {
+  if (port::backend() != port::Backend::sim) GTEST_SKIP() << "on a GPU this is a silent race";
+  std::vector<std::uint16_t> host(64 * 64, 1);
+  port::DeviceBuffer t = port::DeviceBuffer::from_host<std::uint16_t>(host);
+  const port::TensorMap2d map = port::make_tensor_map_2d(t.data(), 64, 64, 128, 64);
+  port::DeviceBuffer o1(64 * 64 * 2), o2(64 * 64 * 2);
+  port::Stream s;
+  tmak::load_box(map, 64, 0, 0, 0, 0, static_cast<std::uint16_t*>(o1.data()), static_cast<std::uint16_t*>(o2.data()),
+                 s, 4);
+  s.synchronize();
+  const port::sim::Report r = port::sim::take_report();
+  const auto hazards = r.of_kind(port::sim::ViolationKind::lds_hazard);
+  ASSERT_FALSE(hazards.empty()) << r.to_string();
+  EXPECT_EQ(hazards[0].array, "tma_tile") << r.to_string();
 }
 
 // On a GPU a wait nobody completes hangs (misuse 1: the threads that wait after the copy completed block on the

@@ -10,7 +10,8 @@ namespace dsv4::test::tmak {
 // on its transaction barrier, and writes the tile back un-swizzled: out[r * 64 + j] = element j of box row r.
 // Run twice from one barrier (two phases): the second copy is the box at (row2, col2).
 // misuse (sim only: on a GPU these hang until the wait traps): 1 waits on the wrong parity in the first phase,
-// 2 announces 128 bytes more than the copy brings.
+// 2 announces 128 bytes more than the copy brings. 3 drops the block barrier between the wait and the reads (still
+// correct: the wait orders the copy before them); 4 drops the one between the reads and the next copy (a race).
 void load_box(const dsv4::port::TensorMap2d& map, int box_rows, int col, int row, int col2, int row2,
               std::uint16_t* out, std::uint16_t* out2, dsv4::port::Stream& s, int misuse = 0);
 }  // namespace dsv4::test::tmak
