@@ -54,7 +54,8 @@ template <MmaElem E, int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], lds_ptr<std::uint16_t> a, std::ptrdiff_t a_elem,
                                              lds_ptr<std::uint16_t> b, std::ptrdiff_t b_elem, int k16,
                                              bool accumulate) {
-  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 128, "wgmma_m64k16: N must be 8, 16, 32, 64 or 128");
+  static_assert(N == 8 || N == 16 || N == 32 || N == 64 || N == 96 || N == 112 || N == 128 || N == 192 || N == 256,
+                "wgmma_m64k16: N must be 8, 16, 32, 64, 96, 112, 128, 192 or 256 (tools/scripts/gen_wgmma_ptx.py)");
 #if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
   const unsigned sa = static_cast<unsigned>(__cvta_generic_to_shared(a + a_elem)) + 32u * k16;
   const unsigned sb = static_cast<unsigned>(__cvta_generic_to_shared(b + b_elem)) + 32u * k16;

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes kernels/port/detail/wgmma_ptx.hpp: the inline-PTX wrappers of wgmma.mma_async m64nNk16 (f32 += bf16/f16
 from two shared-memory descriptors) for the N that kernels/port/wgmma.hpp offers. Run from the repository root."""
-NS = [8, 16, 32, 64, 128]
+NS = [8, 16, 32, 64, 96, 112, 128, 192, 256]
 TYPES = [("bf16", "MmaElem::bf16"), ("f16", "MmaElem::f16")]
 
 def wrap(items, width):
