@@ -9,6 +9,8 @@
 // split warpgroup layouts to one way of combining shards; DSV4_BENCH_CPS=3,5 the sweep's chunks per shard (default:
 // every shard count, the shortest shard of each); DSV4_BENCH_SLICES=2,4 its output-row splits.
 // DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
+// DSV4_BENCH_BT=1 also times the b-as-B-operand prototype (bench/kernels/skinny_bt) at N >= 64 (=2: every one of
+// its configurations' times).
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -23,6 +25,7 @@
 #include <vector>
 
 #include "kernels/port/runtime.hpp"
+#include "bench/kernels/skinny_bt/skinny_bt.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 
 namespace sk = dsv4::kernels::skinny;
@@ -118,6 +121,21 @@ double copy_bandwidth_gbs(port::Stream& s) {
   }
   std::sort(t.begin(), t.end());
   return 2.0 * static_cast<double>(bytes) / (t[t.size() / 2] * 1e-3) / 1e9;  // read + write
+}
+
+// The largest |x - y| over two bf16 arrays of one size (NaN anywhere: NaN).
+double max_abs_diff_bf16(const std::vector<std::uint16_t>& x, const std::vector<std::uint16_t>& y) {
+  double worst = 0;
+  for (std::size_t i = 0; i < x.size(); ++i) {
+    std::uint32_t u1 = std::uint32_t{x[i]} << 16, u2 = std::uint32_t{y[i]} << 16;
+    float f1, f2;
+    std::memcpy(&f1, &u1, 4);
+    std::memcpy(&f2, &u2, 4);
+    const double d = std::fabs(static_cast<double>(f1) - f2);
+    if (std::isnan(d)) return d;
+    worst = std::max(worst, d);
+  }
+  return worst;
 }
 
 // A comma-separated list of integers from the environment (e.g. DSV4_BENCH_CPS=3,5), or `fallback` when unset.
@@ -265,16 +283,36 @@ int main() {
         // Agreement check (bitwise equality is not expected: different summation orders).
         if (plan.ok && have_cublas) {
           s.synchronize();
-          const auto o1 = out.to_host<std::uint16_t>(), o2 = out_cb.to_host<std::uint16_t>();
-          double worst = 0;
-          for (std::size_t i = 0; i < o1.size(); ++i) {
-            std::uint32_t u1 = std::uint32_t{o1[i]} << 16, u2 = std::uint32_t{o2[i]} << 16;
-            float f1, f2;
-            std::memcpy(&f1, &u1, 4);
-            std::memcpy(&f2, &u2, 4);
-            worst = std::max(worst, static_cast<double>(std::fabs(f1 - f2)));
-          }
+          const double worst = max_abs_diff_bf16(out.to_host<std::uint16_t>(), out_cb.to_host<std::uint16_t>());
           if (worst > 0.05) note += " MISMATCH vs cuBLAS max|d|=" + std::to_string(worst);
+        }
+        // DSV4_BENCH_BT=1 (N >= 64, cuda): also time every configuration of the b-as-B-operand prototype
+        // (bench/kernels/skinny_bt) and note the fastest, its ratio to cuBLAS and its agreement with cuBLAS.
+        if (std::getenv("DSV4_BENCH_BT") && n >= 64 && port::backend() == port::Backend::cuda) {
+          port::DeviceBuffer out_bt(static_cast<std::size_t>(n) * m * 2);
+          double best = -1;
+          dsv4::bench::skinny_bt::Config best_c{};
+          for (const auto& c : dsv4::bench::skinny_bt::configs()) {
+            if (c.multicast && n <= 64) continue;
+            const double t = median_us_per_launch(s, [&](int i) {
+              dsv4::bench::skinny_bt::run(c, a.data(), bs[i % copies].data(), out_bt.data(), n, m, k, s);
+            });
+            if (std::string(std::getenv("DSV4_BENCH_BT")) == "2")
+              std::printf("  bt %d %d %d | %s | %.2f us\n", n, k, m, dsv4::bench::skinny_bt::describe(c).c_str(), t);
+            if (best < 0 || t < best) {
+              best = t;
+              best_c = c;
+            }
+          }
+          dsv4::bench::skinny_bt::run(best_c, a.data(), bs[0].data(), out_bt.data(), n, m, k, s);
+          if (have_cublas && cb.gemm(a.data(), bs[0].data(), out_cb.data(), n, m, k) != 0)
+            throw port::Error("cublasGemmEx failed");
+          s.synchronize();
+          const double worst = max_abs_diff_bf16(out_bt.to_host<std::uint16_t>(), out_cb.to_host<std::uint16_t>());
+          char buf[160];
+          std::snprintf(buf, sizeof buf, " | %s %.2f us, cb/bt %.2f%s", dsv4::bench::skinny_bt::describe(best_c).c_str(),
+                        best, t_c > 0 ? t_c / best : 0.0, worst > 0.05 ? " MISMATCH vs cuBLAS" : "");
+          note += buf;
         }
         const double roof = static_cast<double>(b_bytes) / (bw * 1e9) * 1e6;
         std::printf("%5d %6d %6d | %10.2f %10.2f %10.2f | %9.2f %9.2f %9.2f | %s\n", n, k, m, t_k, t_c, roof,

@@ -1,0 +1,289 @@
+// The b-as-B-operand prototype of skinny_bt.hpp: kernel and launcher.
+#include "bench/kernels/skinny_bt/skinny_bt.hpp"
+#include "kernels/port/hip_port.hpp"
+#include "kernels/port/named_barrier.hpp"
+#include "kernels/port/tma.hpp"
+#include "kernels/port/wgmma.hpp"
+#include "kernels/skinny_gemm/skinny_convert.hpp"
+
+namespace dsv4::bench::skinny_bt {
+
+#if defined(DSV4_BACKEND_CUDA)
+namespace {
+
+constexpr int kPanelK = 64;
+
+struct Params {
+  port::TensorMap2d tmap_a, tmap_b;
+  std::uint16_t* out;
+  int n, m, k;
+};
+
+// Cluster helpers of the multicast variant (raw PTX: a prototype; kernels/port/cluster.hpp has only the full
+// cluster barrier).
+__device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
+__device__ __forceinline__ unsigned cta_rank() {
+  unsigned r;
+  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
+  return r;
+}
+// The box at (row, col) of `map` into the same LDS offset of every workgroup of the cluster in `mask`, completing
+// its bytes on each one's barrier at the same offset.
+__device__ __forceinline__ void tma_load_multicast(std::uint16_t* dst, const port::TensorMap2d& map, int col, int row,
+                                                   std::uint64_t* bar, unsigned short mask) {
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%0], [%1, {%2, "
+      "%3}], [%4], %5;\n" ::"r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(col), "r"(row),
+      "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "h"(mask)
+      : "memory");
+}
+
+// MC: the two N-halves of an M-tile are one cluster of two workgroups (grid x = 2 x M-tiles); each loads its own
+// rows of a and half of the b tile, multicast to both; a slot is refilled after a split cluster barrier (arrive
+// after the step's MMAs, wait before the refill) instead of the block barrier.
+template <int TM, int S, int P, bool MC>
+__global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Params p) {
+  static_assert(P % 2 == 0, "two warpgroups split each step's panels");
+  static_assert(!MC || (TM / 2) % 8 == 0, "each half of a multicast b tile is whole swizzle atoms");
+  constexpr int ROWS = 64 + TM, PANEL = ROWS * kPanelK, STAGE = P * PANEL;
+  DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
+  const int half = MC ? static_cast<int>(cta_rank()) : 0;
+  const int m0 = static_cast<int>(MC ? blockIdx.x / 2 : blockIdx.x) * TM;
+  const int n0 = static_cast<int>(MC ? half : blockIdx.y) * 64;
+  const int skip = port::lds_align_skip(smem);
+  auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2, static_cast<std::size_t>(S) * STAGE,
+                                             "bt_ring");
+  auto bars = port::lds_carve<std::uint64_t>(smem, static_cast<std::size_t>(skip) * 2 + static_cast<std::size_t>(S) * STAGE * 2,
+                                             S, "bt_bars");
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) port::mbarrier_init(bars, s, 1);
+    port::mbarrier_init_fence();
+  }
+  if constexpr (MC) {  // the peer's barriers exist before any multicast lands on them
+    cluster_arrive();
+    cluster_wait();
+  } else {
+    __syncthreads();
+  }
+  const int nsteps = (p.k + P * kPanelK - 1) / (P * kPanelK);
+  auto issue = [&](int step) {
+    if (tid != 0 || step >= nsteps) return;
+    const int slot = step % S;
+    port::mbarrier_arrive_expect_tx(bars, slot, STAGE * 2);
+    const int k0 = step * P * kPanelK;
+    for (int q = 0; q < P; ++q) {
+      const std::ptrdiff_t panel = static_cast<std::ptrdiff_t>(slot) * STAGE + static_cast<std::ptrdiff_t>(q) * PANEL;
+      port::tma_load_2d(ring, panel, p.tmap_a, k0 + q * kPanelK, n0, bars, slot);
+      if constexpr (MC)
+        tma_load_multicast(ring + panel + (64 + half * (TM / 2)) * kPanelK, p.tmap_b, k0 + q * kPanelK,
+                           m0 + half * (TM / 2), bars + slot, 0x3);
+      else
+        port::tma_load_2d(ring, panel + 64 * kPanelK, p.tmap_b, k0 + q * kPanelK, m0, bars, slot);
+    }
+  };
+  float acc[TM / 2];
+#pragma unroll
+  for (int i = 0; i < TM / 2; ++i) acc[i] = 0.f;
+  for (int s = 0; s < S - 1; ++s) issue(s);
+  if constexpr (MC) cluster_arrive();
+  for (int it = 0; it < nsteps; ++it) {
+    port::mbarrier_wait(bars, it % S, (it / S) & 1);
+    if constexpr (MC) cluster_wait();  // both workgroups' MMAs of step it - 1 are done: its slot may be refilled
+    else __syncthreads();
+    issue(it + S - 1);
+    const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * STAGE;
+    port::wgmma_pin(acc);
+    port::wgmma_fence();
+#pragma unroll
+    for (int i = 0; i < P / 2; ++i) {
+      const std::ptrdiff_t panel = slot0 + static_cast<std::ptrdiff_t>(grp + 2 * i) * PANEL;
+#pragma unroll
+      for (int k16 = 0; k16 < kPanelK / 16; ++k16)
+        port::wgmma_m64k16<port::MmaElem::bf16, TM>(acc, ring, panel, ring, panel + 64 * kPanelK, k16, true);
+    }
+    port::wgmma_commit();
+    port::wgmma_wait<0>();
+    port::wgmma_pin(acc);
+    if constexpr (MC) cluster_arrive();
+  }
+  if constexpr (MC) cluster_wait();  // no multicast lands in this workgroup's ring any more
+  __syncthreads();  // every MMA has read its operands: the ring's LDS is free
+  if (tid == 0)
+    for (int s = 0; s < S; ++s) port::mbarrier_inval(bars, s);
+  auto red = port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_kreduce");
+  const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
+  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
+  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };
+  if (grp == 1)
+#pragma unroll
+    for (int j = 0; j < TM / 2; ++j) red[row_of(j) * TM + col_of(j)] = acc[j];
+  __syncthreads();
+  if (grp == 0)
+#pragma unroll
+    for (int j = 0; j < TM / 2; j += 2) {
+      const int n = n0 + row_of(j), m = m0 + col_of(j);
+      if (n >= p.n || m >= p.m) continue;
+      const float v0 = acc[j] + red[row_of(j) * TM + col_of(j)];
+      const float v1 = acc[j + 1] + red[row_of(j) * TM + col_of(j) + 1];
+      const std::uint32_t packed = kernels::skinny::f32_to_bf16(v0) |
+                                   (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
+      *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;  // m even, M even
+    }
+}
+
+// Warp-specialized variant (cuBLAS's pipeline): warp 8 is the producer (its thread 0 refills each stage as soon as
+// its "empty" barrier completes), warpgroups 0-1 the consumers, taking alternate stages of one 64-K panel: wait on
+// the stage's "full" barrier, four MMAs, keep that batch in flight and release the stage consumed before it (all
+// 128 threads arrive on its "empty" barrier). No block barrier in the loop; the k-group sum after it syncs the
+// consumers through a named barrier while the producer warp has left.
+template <int TM, int S>
+__global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT Params p) {
+  static_assert(S % 2 == 0, "each consumer warpgroup takes every other stage");
+  constexpr int ROWS = 64 + TM, STAGE = ROWS * kPanelK;
+  DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
+  const int m0 = static_cast<int>(blockIdx.x) * TM, n0 = static_cast<int>(blockIdx.y) * 64;
+  const int skip = port::lds_align_skip(smem);
+  auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2, static_cast<std::size_t>(S) * STAGE,
+                                             "bt_ws_ring");
+  const std::size_t bars_at = static_cast<std::size_t>(skip) * 2 + static_cast<std::size_t>(S) * STAGE * 2;
+  auto full = port::lds_carve<std::uint64_t>(smem, bars_at, S, "bt_ws_full");
+  auto empty = port::lds_carve<std::uint64_t>(smem, bars_at + S * 8, S, "bt_ws_empty");
+  if (tid == 0) {
+    for (int s = 0; s < S; ++s) {
+      port::mbarrier_init(full, s, 1);
+      port::mbarrier_init(empty, s, 128);
+    }
+    port::mbarrier_init_fence();
+  }
+  __syncthreads();
+  const int nsteps = (p.k + kPanelK - 1) / kPanelK;
+  if (grp == 2) {  // the producer warp
+    if (tid == 256)
+      for (int i = 0; i < nsteps; ++i) {
+        const int slot = i % S;
+        if (i >= S) port::mbarrier_wait(empty, slot, (i / S - 1) & 1);
+        port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
+        port::tma_load_2d(ring, at, p.tmap_a, i * kPanelK, n0, full, slot);
+        port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_b, i * kPanelK, m0, full, slot);
+      }
+    return;
+  }
+  float acc[TM / 2];
+#pragma unroll
+  for (int i = 0; i < TM / 2; ++i) acc[i] = 0.f;
+  int prev = -1;  // the stage whose MMAs are still in flight
+  for (int i = grp; i < nsteps; i += 2) {
+    const int slot = i % S;
+    port::mbarrier_wait(full, slot, (i / S) & 1);
+    port::wgmma_pin(acc);
+    port::wgmma_fence();
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
+#pragma unroll
+    for (int k16 = 0; k16 < kPanelK / 16; ++k16)
+      port::wgmma_m64k16<port::MmaElem::bf16, TM>(acc, ring, at, ring, at + 64 * kPanelK, k16, true);
+    port::wgmma_commit();
+    port::wgmma_wait<1>();  // the previous stage's MMAs are done: release it
+    port::wgmma_pin(acc);
+    if (prev >= 0) port::mbarrier_arrive(empty, prev % S);
+    prev = i;
+  }
+  port::wgmma_wait<0>();
+  port::wgmma_pin(acc);
+  if (prev >= 0) port::mbarrier_arrive(empty, prev % S);
+  port::named_barrier_sync(1, 256);  // both consumers' MMAs are done: the ring's LDS is free
+  auto red = port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_ws_kreduce");
+  const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
+  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
+  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };
+  if (grp == 1)
+#pragma unroll
+    for (int j = 0; j < TM / 2; ++j) red[row_of(j) * TM + col_of(j)] = acc[j];
+  port::named_barrier_sync(1, 256);
+  if (grp == 0)
+#pragma unroll
+    for (int j = 0; j < TM / 2; j += 2) {
+      const int n = n0 + row_of(j), m = m0 + col_of(j);
+      if (n >= p.n || m >= p.m) continue;
+      const float v0 = acc[j] + red[row_of(j) * TM + col_of(j)];
+      const float v1 = acc[j + 1] + red[row_of(j) * TM + col_of(j) + 1];
+      const std::uint32_t packed = kernels::skinny::f32_to_bf16(v0) |
+                                   (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
+      *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;
+    }
+}
+
+using Fn = void (*)(Params);
+struct Instance {
+  Config c;
+  Fn fn;
+};
+#define DSV4_BT(TM, S, P) \
+  {{TM, S, P, false, false}, &bt_kernel<TM, S, P, false>}, {{TM, S, P, true, false}, &bt_kernel<TM, S, P, true>}
+#define DSV4_BT_WS(TM, S) {{TM, S, 1, false, true}, &bt_ws_kernel<TM, S>}
+const std::vector<Instance>& instances() {
+  static const std::vector<Instance> v = {
+      DSV4_BT(64, 4, 2),  DSV4_BT(64, 3, 4),  DSV4_BT(96, 4, 2),  DSV4_BT(112, 4, 2),
+      DSV4_BT(128, 4, 2), DSV4_BT(128, 3, 2), DSV4_BT(192, 3, 2), DSV4_BT(256, 2, 2),
+      DSV4_BT_WS(64, 12), DSV4_BT_WS(64, 8), DSV4_BT_WS(96, 10), DSV4_BT_WS(112, 8),  DSV4_BT_WS(112, 10),
+      DSV4_BT_WS(128, 8), DSV4_BT_WS(128, 6), DSV4_BT_WS(192, 6), DSV4_BT_WS(256, 4),
+  };
+  return v;
+}
+#undef DSV4_BT_WS
+#undef DSV4_BT
+
+}  // namespace
+#endif
+
+std::vector<Config> configs() {
+  std::vector<Config> out;
+#if defined(DSV4_BACKEND_CUDA)
+  for (const Instance& i : instances()) out.push_back(i.c);
+#endif
+  return out;
+}
+
+std::string describe(const Config& c) {
+  return "bt tile_m=" + std::to_string(c.tile_m) + " ring=" + std::to_string(c.stages) + "x" + std::to_string(c.panels) +
+         (c.multicast ? " multicast" : "") + (c.warp_specialized ? " producer-warp" : "");
+}
+
+void run(const Config& c, const void* a, const void* b, void* out, int n, int m, int k, port::Stream& s) {
+#if defined(DSV4_BACKEND_CUDA)
+  const Instance* inst = nullptr;
+  for (const Instance& i : instances())
+    if (i.c.tile_m == c.tile_m && i.c.stages == c.stages && i.c.panels == c.panels && i.c.multicast == c.multicast &&
+        i.c.warp_specialized == c.warp_specialized)
+      inst = &i;
+  if (!inst) throw port::Error("skinny_bt: no instance for " + describe(c));
+  if (k % 8 != 0 || m % 2 != 0) throw port::Error("skinny_bt: K must be a multiple of 8 and M even");
+  if (c.multicast && n <= 64) throw port::Error("skinny_bt: multicast pairs two N-halves (N > 64)");
+  Params p;
+  p.tmap_a = port::make_tensor_map_2d(a, n, k, static_cast<std::int64_t>(k) * 2, 64);
+  p.tmap_b = port::make_tensor_map_2d(b, m, k, static_cast<std::int64_t>(k) * 2, c.multicast ? c.tile_m / 2 : c.tile_m);
+  p.out = static_cast<std::uint16_t*>(out);
+  p.n = n;
+  p.m = m;
+  p.k = k;
+  const std::size_t lds = static_cast<std::size_t>(c.stages) * c.panels * (64 + c.tile_m) * kPanelK * 2 +
+                          static_cast<std::size_t>(c.stages) * 16 + port::kSwizzle128Align;
+  const unsigned m_tiles = static_cast<unsigned>((m + c.tile_m - 1) / c.tile_m), halves = static_cast<unsigned>((n + 63) / 64);
+  const port::Dim3 grid = c.multicast ? port::Dim3(2 * m_tiles) : port::Dim3(m_tiles, halves);
+  port::LaunchConfig cfg{grid, port::Dim3(c.warp_specialized ? 288 : 256), lds, &s, "skinny_bt_prototype",
+                         {port::reads(a, static_cast<std::size_t>(n) * k * 2, "a"),
+                          port::reads(b, static_cast<std::size_t>(m) * k * 2, "b"),
+                          port::writes(out, static_cast<std::size_t>(n) * m * 2, "out")}};
+  if (c.multicast) cfg.cluster_blocks = 2;
+  port::launch(inst->fn, cfg, p);
+#else
+  (void)c, (void)a, (void)b, (void)out, (void)n, (void)m, (void)k, (void)s;
+  throw port::Error("skinny_bt: a cuda (sm_90a) prototype");
+#endif
+}
+
+}  // namespace dsv4::bench::skinny_bt
