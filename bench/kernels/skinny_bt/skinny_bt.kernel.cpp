@@ -139,13 +139,26 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
 // the stage's "full" barrier, four MMAs, keep that batch in flight and release the stage consumed before it (all
 // 128 threads arrive on its "empty" barrier). No block barrier in the loop; the k-group sum after it syncs the
 // consumers through a named barrier while the producer warp has left.
-template <int TM, int S>
+// With MC, the N-halves of an M-tile are a cluster of two: each producer loads its own rows of a and half of the b
+// tile, multicast to both workgroups, so a slot's "empty" barrier collects the releases of both workgroups'
+// consumers (lane 0 of each consumer warp arrives on its own and on the peer's barrier: 8 arrivals).
+__device__ __forceinline__ void mbarrier_arrive_peer(std::uint64_t* bar, unsigned peer) {
+  unsigned remote;
+  asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
+               : "=r"(remote)
+               : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(peer));
+  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+}
+
+template <int TM, int S, bool MC>
 __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT Params p) {
   static_assert(S % 2 == 0, "each consumer warpgroup takes every other stage");
   constexpr int ROWS = 64 + TM, STAGE = ROWS * kPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
-  const int m0 = static_cast<int>(blockIdx.x) * TM, n0 = static_cast<int>(blockIdx.y) * 64;
+  const int half = MC ? static_cast<int>(cta_rank()) : 0;
+  const int m0 = static_cast<int>(MC ? blockIdx.x / 2 : blockIdx.x) * TM;
+  const int n0 = static_cast<int>(MC ? half : blockIdx.y) * 64;
   const int skip = port::lds_align_skip(smem);
   auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2, static_cast<std::size_t>(S) * STAGE,
                                              "bt_ws_ring");
@@ -155,11 +168,16 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   if (tid == 0) {
     for (int s = 0; s < S; ++s) {
       port::mbarrier_init(full, s, 1);
-      port::mbarrier_init(empty, s, 128);
+      port::mbarrier_init(empty, s, MC ? 8 : 128);
     }
     port::mbarrier_init_fence();
   }
-  __syncthreads();
+  if constexpr (MC) {  // the peer's barriers exist before any multicast or remote arrival reaches them
+    cluster_arrive();
+    cluster_wait();
+  } else {
+    __syncthreads();
+  }
   const int nsteps = (p.k + kPanelK - 1) / kPanelK;
   if (grp == 2) {  // the producer warp
     if (tid == 256)
@@ -169,10 +187,28 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
         port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
         port::tma_load_2d(ring, at, p.tmap_a, i * kPanelK, n0, full, slot);
-        port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_b, i * kPanelK, m0, full, slot);
+        if constexpr (MC)
+          tma_load_multicast(ring + at + (64 + half * (TM / 2)) * kPanelK, p.tmap_b, i * kPanelK, m0 + half * (TM / 2),
+                             full + slot, 0x3);
+        else
+          port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_b, i * kPanelK, m0, full, slot);
       }
+    if constexpr (MC) {  // stay until the peer can no longer reach this workgroup's LDS
+      cluster_arrive();
+      cluster_wait();
+    }
     return;
   }
+  auto release = [&](int stage) {
+    if constexpr (MC) {
+      if (tid % 32 == 0) {
+        port::mbarrier_arrive(empty, stage % S);
+        mbarrier_arrive_peer(empty + stage % S, static_cast<unsigned>(half ^ 1));
+      }
+    } else {
+      port::mbarrier_arrive(empty, stage % S);
+    }
+  };
   float acc[TM / 2];
 #pragma unroll
   for (int i = 0; i < TM / 2; ++i) acc[i] = 0.f;
@@ -189,12 +225,12 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
     port::wgmma_commit();
     port::wgmma_wait<1>();  // the previous stage's MMAs are done: release it
     port::wgmma_pin(acc);
-    if (prev >= 0) port::mbarrier_arrive(empty, prev % S);
+    if (prev >= 0) release(prev);
     prev = i;
   }
   port::wgmma_wait<0>();
   port::wgmma_pin(acc);
-  if (prev >= 0) port::mbarrier_arrive(empty, prev % S);
+  if (prev >= 0) release(prev);
   port::named_barrier_sync(1, 256);  // both consumers' MMAs are done: the ring's LDS is free
   auto red = port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_ws_kreduce");
   const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
@@ -215,6 +251,10 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
                                    (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
       *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;
     }
+  if constexpr (MC) {
+    cluster_arrive();
+    cluster_wait();
+  }
 }
 
 using Fn = void (*)(Params);
@@ -224,7 +264,8 @@ struct Instance {
 };
 #define DSV4_BT(TM, S, P) \
   {{TM, S, P, false, false}, &bt_kernel<TM, S, P, false>}, {{TM, S, P, true, false}, &bt_kernel<TM, S, P, true>}
-#define DSV4_BT_WS(TM, S) {{TM, S, 1, false, true}, &bt_ws_kernel<TM, S>}
+#define DSV4_BT_WS(TM, S) \
+  {{TM, S, 1, false, true}, &bt_ws_kernel<TM, S, false>}, {{TM, S, 1, true, true}, &bt_ws_kernel<TM, S, true>}
 const std::vector<Instance>& instances() {
   static const std::vector<Instance> v = {
       DSV4_BT(64, 4, 2),  DSV4_BT(64, 3, 4),  DSV4_BT(96, 4, 2),  DSV4_BT(112, 4, 2),
