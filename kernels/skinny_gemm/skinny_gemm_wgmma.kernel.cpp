@@ -16,7 +16,10 @@
 //      separate, shallower ring for a, one MMA batch kept in flight across the per-step barrier with 6-8 slots,
 //      a fifth slot wherever it fits, and a producer warpgroup with per-slot release barriers, session 10.
 //      cuBLAS's faster kernels there combine that pipeline, 7-16 stages, with other tiles (b the MMA's B operand,
-//      sized to the grid) and clusters: bench/kernels/data/cublas_kernels_h200.txt.)
+//      sized to the grid) and clusters: bench/kernels/data/cublas_kernels_h200.txt. Session 11: the MMAs are not
+//      the limit (82 % of peak at this loop's N = 128 shape, bench_wgmma_rate); b as the B operand in tiles sized
+//      to the grid, multicast pairs and a producer warp, in the prototype bench/kernels/skinny_bt, were no faster
+//      at N = 128 (RESULTS_skinny_h200.md).)
 //   2-4. publish_tile (skinny_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
