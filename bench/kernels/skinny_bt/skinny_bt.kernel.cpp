@@ -1,4 +1,6 @@
 // The b-as-B-operand prototype of skinny_bt.hpp: kernel and launcher.
+#include <tuple>
+
 #include "bench/kernels/skinny_bt/skinny_bt.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/port/named_barrier.hpp"
@@ -18,6 +20,31 @@ struct Params {
   std::uint16_t* out;
   int n, m, k;
 };
+
+// The k-group sum and the store of a workgroup's 64 x TM output tile: warpgroup 1 leaves its partial in `red` (LDS,
+// 64 x TM floats), `sync` separates that from warpgroup 0 adding it to its own and storing bf16 pairs.
+template <int TM, class Sync>
+__device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[TM / 2], port::lds_ptr<float> red, int tid,
+                                           int n0, int m0, Sync&& sync) {
+  const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
+  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
+  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };
+  if (grp == 1)
+#pragma unroll
+    for (int j = 0; j < TM / 2; ++j) red[row_of(j) * TM + col_of(j)] = acc[j];
+  sync();
+  if (grp == 0)
+#pragma unroll
+    for (int j = 0; j < TM / 2; j += 2) {
+      const int n = n0 + row_of(j), m = m0 + col_of(j);
+      if (n >= p.n || m >= p.m) continue;
+      const float v0 = acc[j] + red[row_of(j) * TM + col_of(j)];
+      const float v1 = acc[j + 1] + red[row_of(j) * TM + col_of(j) + 1];
+      const std::uint32_t packed = kernels::skinny::f32_to_bf16(v0) |
+                                   (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
+      *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;  // m even, M even
+    }
+}
 
 // Cluster helpers of the multicast variant (raw PTX: a prototype; kernels/port/cluster.hpp has only the full
 // cluster barrier).
@@ -40,6 +67,14 @@ __device__ __forceinline__ void tma_load_multicast(std::uint16_t* dst, const por
       : "memory");
 }
 
+// The workgroup's N-half (its cluster rank with MC) and the first rows of b and a it multiplies: the grid is
+// M-tiles x N-halves, or with MC 2 x M-tiles along x (an M-tile's halves in one cluster).
+template <int TM, bool MC>
+__device__ __forceinline__ std::tuple<int, int, int> origin_of() {
+  const int half = MC ? static_cast<int>(cta_rank()) : 0;
+  return {half, static_cast<int>(MC ? blockIdx.x / 2 : blockIdx.x) * TM, static_cast<int>(MC ? half : blockIdx.y) * 64};
+}
+
 // MC: the two N-halves of an M-tile are one cluster of two workgroups (grid x = 2 x M-tiles); each loads its own
 // rows of a and half of the b tile, multicast to both; a slot is refilled after a split cluster barrier (arrive
 // after the step's MMAs, wait before the refill) instead of the block barrier.
@@ -50,9 +85,7 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
   constexpr int ROWS = 64 + TM, PANEL = ROWS * kPanelK, STAGE = P * PANEL;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
-  const int half = MC ? static_cast<int>(cta_rank()) : 0;
-  const int m0 = static_cast<int>(MC ? blockIdx.x / 2 : blockIdx.x) * TM;
-  const int n0 = static_cast<int>(MC ? half : blockIdx.y) * 64;
+  const auto [half, m0, n0] = origin_of<TM, MC>();
   const int skip = port::lds_align_skip(smem);
   auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2, static_cast<std::size_t>(S) * STAGE,
                                              "bt_ring");
@@ -113,25 +146,8 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
   __syncthreads();  // every MMA has read its operands: the ring's LDS is free
   if (tid == 0)
     for (int s = 0; s < S; ++s) port::mbarrier_inval(bars, s);
-  auto red = port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_kreduce");
-  const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
-  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
-  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };
-  if (grp == 1)
-#pragma unroll
-    for (int j = 0; j < TM / 2; ++j) red[row_of(j) * TM + col_of(j)] = acc[j];
-  __syncthreads();
-  if (grp == 0)
-#pragma unroll
-    for (int j = 0; j < TM / 2; j += 2) {
-      const int n = n0 + row_of(j), m = m0 + col_of(j);
-      if (n >= p.n || m >= p.m) continue;
-      const float v0 = acc[j] + red[row_of(j) * TM + col_of(j)];
-      const float v1 = acc[j + 1] + red[row_of(j) * TM + col_of(j) + 1];
-      const std::uint32_t packed = kernels::skinny::f32_to_bf16(v0) |
-                                   (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
-      *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;  // m even, M even
-    }
+  store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_kreduce"), tid,
+                 n0, m0, [] { __syncthreads(); });
 }
 
 // Warp-specialized variant (cuBLAS's pipeline): warp 8 is the producer (its thread 0 refills each stage as soon as
@@ -156,9 +172,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   constexpr int ROWS = 64 + TM, STAGE = ROWS * kPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
-  const int half = MC ? static_cast<int>(cta_rank()) : 0;
-  const int m0 = static_cast<int>(MC ? blockIdx.x / 2 : blockIdx.x) * TM;
-  const int n0 = static_cast<int>(MC ? half : blockIdx.y) * 64;
+  const auto [half, m0, n0] = origin_of<TM, MC>();
   const int skip = port::lds_align_skip(smem);
   auto ring = port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2, static_cast<std::size_t>(S) * STAGE,
                                              "bt_ws_ring");
@@ -232,25 +246,8 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   port::wgmma_pin(acc);
   if (prev >= 0) release(prev);
   port::named_barrier_sync(1, 256);  // both consumers' MMAs are done: the ring's LDS is free
-  auto red = port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_ws_kreduce");
-  const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
-  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
-  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };
-  if (grp == 1)
-#pragma unroll
-    for (int j = 0; j < TM / 2; ++j) red[row_of(j) * TM + col_of(j)] = acc[j];
-  port::named_barrier_sync(1, 256);
-  if (grp == 0)
-#pragma unroll
-    for (int j = 0; j < TM / 2; j += 2) {
-      const int n = n0 + row_of(j), m = m0 + col_of(j);
-      if (n >= p.n || m >= p.m) continue;
-      const float v0 = acc[j] + red[row_of(j) * TM + col_of(j)];
-      const float v1 = acc[j + 1] + red[row_of(j) * TM + col_of(j) + 1];
-      const std::uint32_t packed = kernels::skinny::f32_to_bf16(v0) |
-                                   (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
-      *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;
-    }
+  store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_ws_kreduce"),
+                 tid, n0, m0, [] { port::named_barrier_sync(1, 256); });
   if constexpr (MC) {
     cluster_arrive();
     cluster_wait();

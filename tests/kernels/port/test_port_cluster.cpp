@@ -19,27 +19,8 @@ namespace {
 namespace port = dsv4::port;
 using clusterk::Misuse;
 
-class PortCluster : public Sm90FeatureTest {
+class PortCluster : public Sm90SimScheduled {
  protected:
-  void SetUp() override {
-    Sm90FeatureTest::SetUp();
-    if (IsSkipped()) return;
-    if (port::backend() == port::Backend::sim) use_sim({});
-  }
-  void TearDown() override {
-    if (port::backend() == port::Backend::sim) port::sim::reset_options();
-  }
-  // The sm_90 sim profile with a schedule (serial unless seed != 0: random with that seed).
-  static void use_sim(std::uint64_t seed) {
-    port::sim::Options o;
-    o.arch = port::Arch::sm_90;
-    if (seed != 0) {
-      o.schedule = port::sim::Schedule::random;
-      o.seed = seed;
-      o.preempt_global = true;
-    }
-    port::sim::set_options(o);
-  }
   static int threads() { return port::backend() == port::Backend::sim ? 64 : 128; }
 };
 

@@ -20,30 +20,7 @@ namespace port = dsv4::port;
 namespace sim = dsv4::port::sim;
 using ringk::Misuse;
 
-class PortMbarrierRing : public Sm90FeatureTest {
- protected:
-  void SetUp() override {
-    Sm90FeatureTest::SetUp();
-    if (IsSkipped()) return;
-    if (port::backend() == port::Backend::sim) use_sim(0);
-  }
-  void TearDown() override {
-    if (port::backend() == port::Backend::sim) sim::reset_options();
-  }
-  // The sm_90 sim profile with a schedule (serial unless seed != 0: random with that seed).
-  static void use_sim(std::uint64_t seed) {
-    sim::Options o;
-    o.arch = port::Arch::sm_90;
-    if (seed != 0) {
-      o.schedule = sim::Schedule::random;
-      o.seed = seed;
-      o.preempt_global = true;
-    }
-    sim::set_options(o);
-    (void)sim::take_report();
-  }
-  static bool on_sim() { return port::backend() == port::Backend::sim; }
-};
+using PortMbarrierRing = Sm90SimScheduled;
 
 // Runs the ring; returns the number of wrong sums (the first few are reported).
 int run_ring(int steps, int slots, int consumers, std::mt19937_64& rng, Misuse misuse = Misuse::none) {

@@ -20,28 +20,7 @@ namespace port = dsv4::port;
 namespace sim = dsv4::port::sim;
 using namedk::Misuse;
 
-class PortNamedBarrier : public Sm90FeatureTest {
- protected:
-  void SetUp() override {
-    Sm90FeatureTest::SetUp();
-    if (IsSkipped()) return;
-    if (on_sim()) use_sim(port::Arch::sm_90, 0);
-  }
-  void TearDown() override {
-    if (on_sim()) sim::reset_options();
-  }
-  static void use_sim(port::Arch arch, std::uint64_t seed) {
-    sim::Options o;
-    o.arch = arch;
-    if (seed != 0) {
-      o.schedule = sim::Schedule::random;
-      o.seed = seed;
-    }
-    sim::set_options(o);
-    (void)sim::take_report();
-  }
-  static bool on_sim() { return port::backend() == port::Backend::sim; }
-};
+using PortNamedBarrier = Sm90SimScheduled;
 
 constexpr int kRounds = 3;
 
@@ -78,7 +57,7 @@ TEST_F(PortNamedBarrier, GroupsExchangeThroughLdsWithoutARace) {
   EXPECT_TRUE(r.empty()) << r.to_string();
   for (int run = 0; run < 4; ++run) {
     const std::uint64_t seed = rng() | 1;
-    use_sim(port::Arch::sm_90, seed);
+    use_sim(seed);
     EXPECT_EQ(run_exchange(rng), 0) << "schedule seed " << seed;
     const sim::Report rr = sim::take_report();
     EXPECT_TRUE(rr.empty()) << "schedule seed " << seed << ":\n" << rr.to_string();
@@ -110,7 +89,7 @@ TEST_F(PortNamedBarrier, MisusesFailTheLaunchNamingTheRuleOnSim) {
   };
   expect_failure(Misuse::count_mismatch, "awaited with 96 threads while");
   expect_failure(Misuse::reserved_id, "barrier id 0 outside 1..15");
-  use_sim(port::Arch::gfx950, 0);
+  use_sim(0, port::Arch::gfx950);
   expect_failure(Misuse::none, "gfx950 has no named barriers");
 }
 
