@@ -163,7 +163,7 @@ __device__ __forceinline__ void mbarrier_arrive_peer(std::uint64_t* bar, unsigne
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                : "=r"(remote)
                : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(peer));
-  asm volatile("mbarrier.arrive.release.cluster.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
 }
 
 template <int TM, int S, bool MC>
