@@ -157,7 +157,9 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
 // consumers through a named barrier while the producer warp has left.
 // With MC, the N-halves of an M-tile are a cluster of two: each producer loads its own rows of a and half of the b
 // tile, multicast to both workgroups, so a slot's "empty" barrier collects the releases of both workgroups'
-// consumers (lane 0 of each consumer warp arrives on its own and on the peer's barrier: 8 arrivals).
+// consumers (lane 0 of each consumer warp arrives on its own and on the peer's barrier: 8 arrivals). The peer's
+// arrival is at the default cta scope: .release.cluster made it a cluster-wide fence per stage and warp (2x the time
+// on the H200, session 11).
 __device__ __forceinline__ void mbarrier_arrive_peer(std::uint64_t* bar, unsigned peer) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
