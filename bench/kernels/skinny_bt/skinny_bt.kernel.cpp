@@ -3,6 +3,7 @@
 
 #include "bench/kernels/skinny_bt/skinny_bt.hpp"
 #include "kernels/port/hip_port.hpp"
+#include "kernels/port/cluster.hpp"
 #include "kernels/port/named_barrier.hpp"
 #include "kernels/port/tma.hpp"
 #include "kernels/port/wgmma.hpp"
@@ -46,15 +47,10 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[T
     }
 }
 
-// Cluster helpers of the multicast variant (raw PTX: a prototype; kernels/port/cluster.hpp has only the full
-// cluster barrier).
+// Cluster pieces of the multicast variants that kernels/port/cluster.hpp does not have yet (raw PTX: a prototype):
+// the cluster barrier split into arrive and wait, a multicast bulk copy, and (below) an arrival on a peer's barrier.
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }
-__device__ __forceinline__ unsigned cta_rank() {
-  unsigned r;
-  asm volatile("mov.u32 %0, %%cluster_ctarank;\n" : "=r"(r));
-  return r;
-}
 // The box at (row, col) of `map` into the same LDS offset of every workgroup of the cluster in `mask`, completing
 // its bytes on each one's barrier at the same offset.
 __device__ __forceinline__ void tma_load_multicast(std::uint16_t* dst, const port::TensorMap2d& map, int col, int row,
@@ -71,7 +67,7 @@ __device__ __forceinline__ void tma_load_multicast(std::uint16_t* dst, const por
 // M-tiles x N-halves, or with MC 2 x M-tiles along x (an M-tile's halves in one cluster).
 template <int TM, bool MC>
 __device__ __forceinline__ std::tuple<int, int, int> origin_of() {
-  const int half = MC ? static_cast<int>(cta_rank()) : 0;
+  const int half = MC ? port::cluster_rank() : 0;
   return {half, static_cast<int>(MC ? blockIdx.x / 2 : blockIdx.x) * TM, static_cast<int>(MC ? half : blockIdx.y) * 64};
 }
 
@@ -96,8 +92,7 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
     port::mbarrier_init_fence();
   }
   if constexpr (MC) {  // the peer's barriers exist before any multicast lands on them
-    cluster_arrive();
-    cluster_wait();
+    port::cluster_sync();
   } else {
     __syncthreads();
   }
@@ -189,8 +184,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
     port::mbarrier_init_fence();
   }
   if constexpr (MC) {  // the peer's barriers exist before any multicast or remote arrival reaches them
-    cluster_arrive();
-    cluster_wait();
+    port::cluster_sync();
   } else {
     __syncthreads();
   }
@@ -210,8 +204,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
           port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_b, i * kPanelK, m0, full, slot);
       }
     if constexpr (MC) {  // stay until the peer can no longer reach this workgroup's LDS
-      cluster_arrive();
-      cluster_wait();
+      port::cluster_sync();
     }
     return;
   }
@@ -251,8 +244,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_ws_kreduce"),
                  tid, n0, m0, [] { port::named_barrier_sync(1, 256); });
   if constexpr (MC) {
-    cluster_arrive();
-    cluster_wait();
+    port::cluster_sync();
   }
 }
 
