@@ -14,6 +14,8 @@
 //   mbarrier_wait(bars, i, parity)            every thread that reads the tile: wait for the phase with `parity`
 //                                             (0, 1, 0, ... for its successive uses) to complete
 //   mbarrier_inval(bars, i)                   one thread, before the LDS is reused for anything else
+//   tma_prefetch_descriptor(map)              one thread, at kernel start: bring the map into the SM's
+//                                             descriptor cache so the first copies do not wait for its fetch
 // The kernel parameter holding the map must be DSV4_GRID_CONSTANT (the copy reads it in place).
 // Backends:
 //   cuda: the instructions; a wait that does not complete within ~2^28 polls traps (a lost copy or a wrong byte
@@ -136,6 +138,14 @@ __device__ __forceinline__ void mbarrier_inval(lds_ptr<std::uint64_t> bars, int 
   sim::detail::mbarrier_inval(bars.array(), bars.byte_offset() + std::int64_t(i) * 8);
 #else
   (void)bars, (void)i;
+#endif
+}
+
+__device__ __forceinline__ void tma_prefetch_descriptor(const TensorMap2d& map) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile("prefetch.tensormap [%0];\n" ::"l"(reinterpret_cast<std::uint64_t>(&map)) : "memory");
+#else
+  (void)map;  // sim: copies read the map directly; hip: no TMA
 #endif
 }
 

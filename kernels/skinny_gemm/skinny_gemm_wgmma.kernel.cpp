@@ -71,6 +71,8 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   auto bars = port::lds_carve<std::uint64_t>(
       smem, static_cast<std::size_t>(skip) * 2 + static_cast<std::size_t>(S) * stage_elems * 2, S, "wgmma_slot_barriers");
   if (tid == 0) {
+    port::tma_prefetch_descriptor(p.tmap_b);  // kernel parameters: safe before the previous grid completes
+    port::tma_prefetch_descriptor(p.tmap_a);
     for (int s = 0; s < S; ++s) port::mbarrier_init(bars, s, 1);
     port::mbarrier_init_fence();
   }
