@@ -106,6 +106,76 @@ double median_us_per_launch(port::Stream& s, F&& enqueue_one) {
   return t[t.size() / 2];
 }
 
+// DSV4_BENCH_BT_TRACE: one traced run of a producer-warp prototype configuration right after an untimed one (as
+// in the back-to-back replays) and its timeline, medians over the workgroups, in SM clock cycles from each one's
+// start: first copy issued, first stage landed, issue-to-landed latency of a stage (median, 90th percentile),
+// landed-to-landed interval, last stage landed, end; and the spread of start and end times across the grid.
+void print_bt_trace(const dsv4::bench::skinny_bt::Config& c, const void* a, const std::vector<port::DeviceBuffer>& bs,
+                    port::DeviceBuffer& out, int n, int m, int k, port::Stream& s) {
+  namespace bt = dsv4::bench::skinny_bt;
+  const int wgs = bt::workgroups(c, n, m), stages = std::min((k + 63) / 64, bt::kTraceStages);
+  port::DeviceBuffer tb(static_cast<std::size_t>(wgs) * bt::kTraceWords * 8);
+  tb.memset(0);
+  bt::run(c, a, bs[1 % bs.size()].data(), out.data(), n, m, k, s);
+  bt::run(c, a, bs[0].data(), out.data(), n, m, k, s, static_cast<std::uint64_t*>(tb.data()));
+  s.synchronize();
+  const auto t = tb.to_host<std::uint64_t>();
+  auto median = [](std::vector<double> v, double q = 0.5) {
+    std::sort(v.begin(), v.end());
+    return v.empty() ? 0.0 : v[static_cast<std::size_t>(q * (v.size() - 1))];
+  };
+  std::vector<double> first_issue, first_landed, lat_med, lat_p90, gap_med, last_landed, end, starts, ends, loop0, loop1,
+      joined, summed, last_issue;
+  for (int w = 0; w < wgs; ++w) {
+    const std::uint64_t* r = &t[static_cast<std::size_t>(w) * bt::kTraceWords];
+    const double c0 = static_cast<double>(r[1]);
+    std::vector<double> lat, gap;
+    for (int i = 0; i < stages; ++i) {
+      lat.push_back(static_cast<double>(r[bt::kTraceLanded + i]) - static_cast<double>(r[bt::kTraceIssue + i]));
+      if (i > 0)
+        gap.push_back(static_cast<double>(r[bt::kTraceLanded + i]) - static_cast<double>(r[bt::kTraceLanded + i - 1]));
+    }
+    first_issue.push_back(static_cast<double>(r[bt::kTraceIssue]) - c0);
+    first_landed.push_back(static_cast<double>(r[bt::kTraceLanded]) - c0);
+    lat_med.push_back(median(lat));
+    lat_p90.push_back(median(lat, 0.9));
+    gap_med.push_back(median(gap));
+    last_landed.push_back(static_cast<double>(r[bt::kTraceLanded + stages - 1]) - c0);
+    end.push_back(static_cast<double>(r[3]) - c0);
+    loop0.push_back(static_cast<double>(r[4]) - c0);
+    loop1.push_back(static_cast<double>(r[5]) - c0);
+    joined.push_back(static_cast<double>(r[6]) - c0);
+    summed.push_back(static_cast<double>(r[7]) - c0);
+    last_issue.push_back(static_cast<double>(r[bt::kTraceIssue + stages - 1]) - c0);
+    starts.push_back(static_cast<double>(r[0]));
+    ends.push_back(static_cast<double>(r[2]));
+  }
+  const double t0 = *std::min_element(starts.begin(), starts.end());
+  std::printf("  trace %s N=%d K=%d M=%d (%d workgroups, cycles): first issue %.0f, first landed %.0f, latency %.0f "
+              "(p90 %.0f), interval %.0f, last landed %.0f, end %.0f; starts within %.0f ns, ends %.0f..%.0f ns\n",
+              bt::describe(c).c_str(), n, k, m, wgs, median(first_issue), median(first_landed), median(lat_med),
+              median(lat_p90), median(gap_med), median(last_landed), median(end),
+              *std::max_element(starts.begin(), starts.end()) - t0, *std::min_element(ends.begin(), ends.end()) - t0,
+              *std::max_element(ends.begin(), ends.end()) - t0);
+  std::printf("  trace tail (cycles): last issue %.0f, last landed %.0f, loops left %.0f / %.0f, joined %.0f, summed "
+              "%.0f, stored %.0f\n",
+              median(last_issue), median(last_landed), median(loop0), median(loop1), median(joined), median(summed),
+              median(end));
+  const std::uint64_t* r = &t[0];
+  std::printf("  trace workgroup 0 tail: joined %llu; k-group sync 1 wg0 %llu->%llu wg1 %llu->%llu; sync 2 wg0 %llu->%llu "
+              "wg1 %llu->%llu; stored %llu\n",
+              static_cast<unsigned long long>(r[6] - r[1]), static_cast<unsigned long long>(r[8] - r[1]),
+              static_cast<unsigned long long>(r[10] - r[1]), static_cast<unsigned long long>(r[9] - r[1]),
+              static_cast<unsigned long long>(r[11] - r[1]), static_cast<unsigned long long>(r[12] - r[1]),
+              static_cast<unsigned long long>(r[14] - r[1]), static_cast<unsigned long long>(r[13] - r[1]),
+              static_cast<unsigned long long>(r[15] - r[1]), static_cast<unsigned long long>(r[3] - r[1]));
+  std::printf("  trace workgroup 0, per stage (issued, landed; cycles from start):");
+  for (int i = 0; i < std::min(stages, 24); ++i)
+    std::printf(" %llu/%llu", static_cast<unsigned long long>(r[bt::kTraceIssue + i] - r[1]),
+                static_cast<unsigned long long>(r[bt::kTraceLanded + i] - r[1]));
+  std::printf("\n");
+}
+
 double copy_bandwidth_gbs(port::Stream& s) {
   const std::size_t bytes = std::size_t{2} << 30;
   port::DeviceBuffer x(bytes), y(bytes);
@@ -297,6 +367,8 @@ int main() {
           double best = -1;
           dsv4::bench::skinny_bt::Config best_c{};
           bool best_agrees = true;
+          double best_ws = -1;  // the fastest producer-warp configuration: the one DSV4_BENCH_BT_TRACE traces
+          dsv4::bench::skinny_bt::Config best_ws_c{};
           for (const auto& c : dsv4::bench::skinny_bt::configs()) {
             if (c.multicast && n <= 64) continue;
             const double t = median_us_per_launch(s, [&](int i) {
@@ -309,12 +381,18 @@ int main() {
             if (std::string(std::getenv("DSV4_BENCH_BT")) == "2")
               std::printf("  bt %d %d %d | %s | %.2f us%s\n", n, k, m, dsv4::bench::skinny_bt::describe(c).c_str(), t,
                           agrees ? "" : " MISMATCH vs cuBLAS");
+            if (c.warp_specialized && (best_ws < 0 || t < best_ws)) {
+              best_ws = t;
+              best_ws_c = c;
+            }
             if (best < 0 || t < best) {
               best = t;
               best_c = c;
               best_agrees = agrees;
             }
           }
+          if (std::getenv("DSV4_BENCH_BT_TRACE") && best_ws > 0)
+            print_bt_trace(best_ws_c, a.data(), bs, out_bt, n, m, k, s);
           char buf[160];
           std::snprintf(buf, sizeof buf, " | %s %.2f us, cb/bt %.2f%s", dsv4::bench::skinny_bt::describe(best_c).c_str(),
                         best, t_c > 0 ? t_c / best : 0.0, best_agrees ? "" : " MISMATCH vs cuBLAS");

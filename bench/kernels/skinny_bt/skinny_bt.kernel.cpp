@@ -1,9 +1,11 @@
 // The b-as-B-operand prototype of skinny_bt.hpp: kernel and launcher.
 #include <tuple>
+#include <type_traits>
 
 #include "bench/kernels/skinny_bt/skinny_bt.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/port/cluster.hpp"
+#include "kernels/port/grid_dependency.hpp"
 #include "kernels/port/named_barrier.hpp"
 #include "kernels/port/tma.hpp"
 #include "kernels/port/wgmma.hpp"
@@ -19,32 +21,74 @@ constexpr int kPanelK = 64;
 struct Params {
   port::TensorMap2d tmap_a, tmap_b;
   std::uint16_t* out;
+  std::uint64_t* trace;  // null, or kTraceWords per workgroup (see skinny_bt.hpp)
   int n, m, k;
 };
 
-// The k-group sum and the store of a workgroup's 64 x TM output tile: warpgroup 1 leaves its partial in `red` (LDS,
-// 64 x TM floats), `sync` separates that from warpgroup 0 adding it to its own and storing bf16 pairs.
+__device__ __forceinline__ std::uint64_t global_ns() {
+  std::uint64_t t;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+  return t;
+}
+
+// Padded row strides of the k-group sum's LDS (floats in red, bf16 pairs in tile; see store_tile).
+template <int TM>
+constexpr int kRedStride = TM + ((8 - TM) % 32 + 32) % 32;
+template <int TM>
+constexpr int kTileStride = TM / 2 + ((4 - TM / 2) % 32 + 32) % 32;
+
+// Two floats as a bf16 pair, round to nearest even (the hardware conversion: one instruction where the portable
+// bit arithmetic of skinny_convert.hpp takes ~20).
+__device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
+  std::uint32_t r;
+  asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
+  return r;
+}
+
+// The k-group sum and the store of a workgroup's 64 x TM output tile, split between the two consumer warpgroups:
+// each leaves the half of its partial that the other one sums in `red` (LDS, 64 x TM floats); after `sync` each
+// adds the other's half to its own half (a commutative add: the same sums whichever warpgroup makes them) and
+// leaves them as bf16 in `tile` (LDS, after red); after another `sync` all 256 threads store the tile in 16-byte
+// pieces of rows (M % 8 == 0). (Warpgroup 0 alone summing, converting with skinny_convert.hpp and storing 4-byte
+// pieces took ~4000 cycles a workgroup, session 12's trace: ~2 us of every launch, one warp per scheduler.)
 template <int TM, class Sync>
-__device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[TM / 2], port::lds_ptr<float> red, int tid,
-                                           int n0, int m0, Sync&& sync) {
+__device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[TM / 2], port::lds_ptr<float> red,
+                                           port::lds_ptr<std::uint32_t> tile, int tid, int n0, int m0, Sync&& sync) {
+  constexpr int H = TM / 4;  // accumulators per thread in each half (even: whole pairs)
+  // Padded row strides (floats in red, bf16 pairs in tile) that put a warp's 8 rows x 4 pairs of one access in
+  // distinct banks: with TM floats a row, TM = 128 made every access an 8-way conflict (TM = 112: 4-way), and the
+  // epilogue took 2000-5000 cycles on the SM's one LDS wavefront per cycle (session 12).
+  constexpr int RS = kRedStride<TM>, TS = kTileStride<TM>;
   const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
   auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
   auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };
-  if (grp == 1)
+  // Accumulator indices stay compile-time constants (a run-time index would put acc in local memory): one
+  // instance of each step per half.
+  auto give = [&](auto half) {
 #pragma unroll
-    for (int j = 0; j < TM / 2; ++j) red[row_of(j) * TM + col_of(j)] = acc[j];
-  sync();
-  if (grp == 0)
+    for (int j = half * H; j < (half + 1) * H; j += 2)
+      *reinterpret_cast<float2*>(&red[row_of(j) * RS + col_of(j)]) = make_float2(acc[j], acc[j + 1]);
+  };
+  auto sum = [&](auto half) {
 #pragma unroll
-    for (int j = 0; j < TM / 2; j += 2) {
-      const int n = n0 + row_of(j), m = m0 + col_of(j);
-      if (n >= p.n || m >= p.m) continue;
-      const float v0 = acc[j] + red[row_of(j) * TM + col_of(j)];
-      const float v1 = acc[j + 1] + red[row_of(j) * TM + col_of(j) + 1];
-      const std::uint32_t packed = kernels::skinny::f32_to_bf16(v0) |
-                                   (static_cast<std::uint32_t>(kernels::skinny::f32_to_bf16(v1)) << 16);
-      *reinterpret_cast<std::uint32_t*>(p.out + static_cast<std::size_t>(n) * p.m + m) = packed;  // m even, M even
+    for (int j = half * H; j < (half + 1) * H; j += 2) {
+      const float2 o = *reinterpret_cast<const float2*>(&red[row_of(j) * RS + col_of(j)]);
+      tile[row_of(j) * TS + col_of(j) / 2] = pack_bf16x2(acc[j] + o.x, acc[j + 1] + o.y);
     }
+  };
+  if (grp == 0) give(std::integral_constant<int, 1>{});
+  else give(std::integral_constant<int, 0>{});
+  sync();
+  if (grp == 0) sum(std::integral_constant<int, 0>{});
+  else sum(std::integral_constant<int, 1>{});
+  sync();
+  constexpr int kPieces = TM / 8;  // 16-byte pieces per output row
+  for (int c = tid; c < 64 * kPieces; c += 256) {
+    const int r = c / kPieces, q = c % kPieces, n = n0 + r, m = m0 + 8 * q;
+    if (n >= p.n || m >= p.m) continue;
+    const std::uint32_t* src = &tile[r * TS + 4 * q];
+    *reinterpret_cast<uint4*>(p.out + static_cast<std::size_t>(n) * p.m + m) = make_uint4(src[0], src[1], src[2], src[3]);
+  }
 }
 
 // Cluster pieces of the multicast variants that kernels/port/cluster.hpp does not have yet (raw PTX: a prototype):
@@ -88,6 +132,8 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
   auto bars = port::lds_carve<std::uint64_t>(smem, static_cast<std::size_t>(skip) * 2 + static_cast<std::size_t>(S) * STAGE * 2,
                                              S, "bt_bars");
   if (tid == 0) {
+    port::tma_prefetch_descriptor(p.tmap_a);
+    port::tma_prefetch_descriptor(p.tmap_b);
     for (int s = 0; s < S; ++s) port::mbarrier_init(bars, s, 1);
     port::mbarrier_init_fence();
   }
@@ -141,8 +187,10 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
   __syncthreads();  // every MMA has read its operands: the ring's LDS is free
   if (tid == 0)
     for (int s = 0; s < S; ++s) port::mbarrier_inval(bars, s);
-  store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_kreduce"), tid,
-                 n0, m0, [] { __syncthreads(); });
+  store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * kRedStride<TM>, "bt_kreduce"),
+                 port::lds_carve<std::uint32_t>(smem, static_cast<std::size_t>(skip) * 2 + 64 * kRedStride<TM> * 4,
+                                                64 * kTileStride<TM>, "bt_tile"),
+                 tid, n0, m0, [] { __syncthreads(); });
 }
 
 // Warp-specialized variant (cuBLAS's pipeline): warp 8 is the producer (its thread 0 refills each stage as soon as
@@ -155,17 +203,30 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
 // consumers (lane 0 of each consumer warp arrives on its own and on the peer's barrier: 8 arrivals). The peer's
 // arrival is at the default cta scope: .release.cluster made it a cluster-wide fence per stage and warp (2x the time
 // on the H200, session 11).
-__device__ __forceinline__ void mbarrier_arrive_peer(std::uint64_t* bar, unsigned peer) {
+// The LDS address of `bar` in the cluster's shared window of workgroup `peer` (mapa), computed once.
+__device__ __forceinline__ unsigned peer_address(const std::uint64_t* bar, unsigned peer) {
   unsigned remote;
   asm volatile("mapa.shared::cluster.u32 %0, %1, %2;\n"
                : "=r"(remote)
                : "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar))), "r"(peer));
-  asm volatile("mbarrier.arrive.shared::cluster.b64 _, [%0];\n" ::"r"(remote) : "memory");
+  return remote;
+}
+// Lane 0 of the warp arrives on the local barrier at `local` and the peer's at `remote` (cta scope), as predicated
+// instructions of one asm block: a divergent branch around the arrivals made ptxas serialize the warpgroup's MMAs
+// in flight across it (C7515, session 12).
+__device__ __forceinline__ void mbarrier_arrive_pair(unsigned local, unsigned remote, bool lane0) {
+  asm volatile(
+      "{\n.reg .pred p;\nsetp.ne.u32 p, %2, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n"
+      "@p mbarrier.arrive.shared::cluster.b64 _, [%1];\n}\n" ::"r"(local),
+      "r"(remote), "r"(static_cast<unsigned>(lane0))
+      : "memory");
 }
 
-template <int TM, int S, bool MC>
+// DRAIN: a consumer waits for its stage's MMAs and releases that stage at once (it holds one slot; the other
+// warpgroup's MMAs keep the tensor pipe busy meanwhile) instead of keeping the batch in flight and releasing the
+// stage before it (two slots held per warpgroup).
+template <int TM, int S, bool MC, bool DRAIN>
 __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT Params p) {
-  static_assert(S % 2 == 0, "each consumer warpgroup takes every other stage");
   constexpr int ROWS = 64 + TM, STAGE = ROWS * kPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
@@ -177,6 +238,8 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   auto full = port::lds_carve<std::uint64_t>(smem, bars_at, S, "bt_ws_full");
   auto empty = port::lds_carve<std::uint64_t>(smem, bars_at + S * 8, S, "bt_ws_empty");
   if (tid == 0) {
+    port::tma_prefetch_descriptor(p.tmap_a);
+    port::tma_prefetch_descriptor(p.tmap_b);
     for (int s = 0; s < S; ++s) {
       port::mbarrier_init(full, s, 1);
       port::mbarrier_init(empty, s, MC ? 8 : 128);
@@ -189,31 +252,45 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
     __syncthreads();
   }
   const int nsteps = (p.k + kPanelK - 1) / kPanelK;
-  if (grp == 2) {  // the producer warp
-    if (tid == 256)
-      for (int i = 0; i < nsteps; ++i) {
-        const int slot = i % S;
-        if (i >= S) port::mbarrier_wait(empty, slot, (i / S - 1) & 1);
-        port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
-        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
-        port::tma_load_2d(ring, at, p.tmap_a, i * kPanelK, n0, full, slot);
-        if constexpr (MC)
-          tma_load_multicast(ring + at + (64 + half * (TM / 2)) * kPanelK, p.tmap_b, i * kPanelK, m0 + half * (TM / 2),
-                             full + slot, 0x3);
-        else
-          port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_b, i * kPanelK, m0, full, slot);
-      }
-    if constexpr (MC) {  // stay until the peer can no longer reach this workgroup's LDS
-      port::cluster_sync();
+  std::uint64_t* trace = p.trace ? p.trace + static_cast<std::size_t>(blockIdx.x + gridDim.x * blockIdx.y) * kTraceWords
+                                 : nullptr;
+  const std::uint64_t start_ns = trace ? global_ns() : 0, start_clock = trace ? clock64() : 0;
+  // Launched with programmatic dependent launch: everything above (LDS carve-up, barriers, descriptor prefetch)
+  // overlaps the previous kernel's end; nothing global before this wait.
+  port::wait_for_previous_grid();
+  if (trace && tid == 0) {
+    trace[0] = start_ns;
+    trace[1] = start_clock;
+  }
+  if (grp == 2) {  // the producer warp: lane 0 issues, lanes 1-31 leave (exited threads do not take part in the
+                   // cluster barrier; a whole warp polling the empty barriers measured ~5 % slower, session 12)
+    if (tid != 256) return;
+    for (int i = 0; i < nsteps; ++i) {
+      const int slot = i % S;
+      if (i >= S) port::mbarrier_wait(empty, slot, (i / S - 1) & 1);
+      if (trace && i < kTraceStages) trace[kTraceIssue + i] = clock64();
+      port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
+      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
+      port::tma_load_2d(ring, at, p.tmap_a, i * kPanelK, n0, full, slot);
+      if constexpr (MC)
+        tma_load_multicast(ring + at + (64 + half * (TM / 2)) * kPanelK, p.tmap_b, i * kPanelK, m0 + half * (TM / 2),
+                           full + slot, 0x3);
+      else
+        port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_b, i * kPanelK, m0, full, slot);
+    }
+    port::allow_next_grid();
+    if constexpr (MC) {  // stay until the peer can no longer reach this workgroup's LDS: the barrier's non-.aligned
+                         // form, as one lane of the warp runs it
+      asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
     }
     return;
   }
+  const unsigned empty_local = static_cast<unsigned>(__cvta_generic_to_shared(static_cast<std::uint64_t*>(empty))),
+                 empty_peer = MC ? peer_address(empty, static_cast<unsigned>(half ^ 1)) : 0u;
   auto release = [&](int stage) {
     if constexpr (MC) {
-      if (tid % 32 == 0) {
-        port::mbarrier_arrive(empty, stage % S);
-        mbarrier_arrive_peer(empty + stage % S, static_cast<unsigned>(half ^ 1));
-      }
+      mbarrier_arrive_pair(empty_local + 8u * static_cast<unsigned>(stage % S), empty_peer + 8u * static_cast<unsigned>(stage % S),
+                           tid % 32 == 0);
     } else {
       port::mbarrier_arrive(empty, stage % S);
     }
@@ -225,6 +302,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   for (int i = grp; i < nsteps; i += 2) {
     const int slot = i % S;
     port::mbarrier_wait(full, slot, (i / S) & 1);
+    if (trace && tid % 128 == 0 && i < kTraceStages) trace[kTraceLanded + i] = clock64();
     port::wgmma_pin(acc);
     port::wgmma_fence();
     const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
@@ -232,17 +310,38 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
     for (int k16 = 0; k16 < kPanelK / 16; ++k16)
       port::wgmma_m64k16<port::MmaElem::bf16, TM>(acc, ring, at, ring, at + 64 * kPanelK, k16, true);
     port::wgmma_commit();
-    port::wgmma_wait<1>();  // the previous stage's MMAs are done: release it
-    port::wgmma_pin(acc);
-    if (prev >= 0) release(prev);
-    prev = i;
+    if constexpr (DRAIN) {
+      port::wgmma_wait<0>();
+      port::wgmma_pin(acc);
+      release(i);
+    } else {
+      port::wgmma_wait<1>();  // the previous stage's MMAs are done: release it
+      port::wgmma_pin(acc);
+      if (prev >= 0) release(prev);
+      prev = i;
+    }
   }
   port::wgmma_wait<0>();
   port::wgmma_pin(acc);
   if (prev >= 0) release(prev);
+  port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
+  if (trace && tid % 128 == 0) trace[4 + grp] = clock64();
   port::named_barrier_sync(1, 256);  // both consumers' MMAs are done: the ring's LDS is free
-  store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * TM, "bt_ws_kreduce"),
-                 tid, n0, m0, [] { port::named_barrier_sync(1, 256); });
+  if (trace && tid == 0) trace[6] = clock64();
+  store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * kRedStride<TM>, "bt_ws_kreduce"),
+                 port::lds_carve<std::uint32_t>(smem, static_cast<std::size_t>(skip) * 2 + 64 * kRedStride<TM> * 4,
+                                                64 * kTileStride<TM>, "bt_ws_tile"),
+                 tid, n0, m0, [&, sync_no = 0]() mutable {
+                   if (trace && tid % 128 == 0) trace[8 + 4 * sync_no + grp] = clock64();
+                   port::named_barrier_sync(1, 256);
+                   if (trace && tid % 128 == 0) trace[10 + 4 * sync_no + grp] = clock64();
+                   if (trace && tid == 0) trace[7] = clock64();
+                   ++sync_no;
+                 });
+  if (trace && tid == 0) {
+    trace[2] = global_ns();
+    trace[3] = clock64();
+  }
   if constexpr (MC) {
     port::cluster_sync();
   }
@@ -254,15 +353,18 @@ struct Instance {
   Fn fn;
 };
 #define DSV4_BT(TM, S, P) \
-  {{TM, S, P, false, false}, &bt_kernel<TM, S, P, false>}, {{TM, S, P, true, false}, &bt_kernel<TM, S, P, true>}
-#define DSV4_BT_WS(TM, S) \
-  {{TM, S, 1, false, true}, &bt_ws_kernel<TM, S, false>}, {{TM, S, 1, true, true}, &bt_ws_kernel<TM, S, true>}
+  {{TM, S, P, false, false, false}, &bt_kernel<TM, S, P, false>}, {{TM, S, P, true, false, false}, &bt_kernel<TM, S, P, true>}
+#define DSV4_BT_WS(TM, S)                                                                                        \
+  {{TM, S, 1, false, true, false}, &bt_ws_kernel<TM, S, false, false>},                                            \
+      {{TM, S, 1, true, true, false}, &bt_ws_kernel<TM, S, true, false>},                                          \
+      {{TM, S, 1, false, true, true}, &bt_ws_kernel<TM, S, false, true>},                                          \
+      {{TM, S, 1, true, true, true}, &bt_ws_kernel<TM, S, true, true>}
 const std::vector<Instance>& instances() {
   static const std::vector<Instance> v = {
       DSV4_BT(64, 4, 2),  DSV4_BT(64, 3, 4),  DSV4_BT(96, 4, 2),  DSV4_BT(112, 4, 2),
       DSV4_BT(128, 4, 2), DSV4_BT(128, 3, 2), DSV4_BT(192, 3, 2), DSV4_BT(256, 2, 2),
-      DSV4_BT_WS(64, 12), DSV4_BT_WS(64, 8), DSV4_BT_WS(96, 10), DSV4_BT_WS(112, 8),  DSV4_BT_WS(112, 10),
-      DSV4_BT_WS(128, 8), DSV4_BT_WS(128, 6), DSV4_BT_WS(192, 6), DSV4_BT_WS(256, 4),
+      DSV4_BT_WS(64, 8),  DSV4_BT_WS(64, 10), DSV4_BT_WS(96, 10), DSV4_BT_WS(112, 8), DSV4_BT_WS(112, 9),
+      DSV4_BT_WS(112, 10), DSV4_BT_WS(128, 8), DSV4_BT_WS(128, 6),
   };
   return v;
 }
@@ -280,25 +382,32 @@ std::vector<Config> configs() {
   return out;
 }
 
-std::string describe(const Config& c) {
-  return "bt tile_m=" + std::to_string(c.tile_m) + " ring=" + std::to_string(c.stages) + "x" + std::to_string(c.panels) +
-         (c.multicast ? " multicast" : "") + (c.warp_specialized ? " producer-warp" : "");
+int workgroups(const Config& c, int n, int m) {
+  const int m_tiles = (m + c.tile_m - 1) / c.tile_m, halves = (n + 63) / 64;
+  return c.multicast ? 2 * m_tiles : m_tiles * halves;
 }
 
-void run(const Config& c, const void* a, const void* b, void* out, int n, int m, int k, port::Stream& s) {
+std::string describe(const Config& c) {
+  return "bt tile_m=" + std::to_string(c.tile_m) + " ring=" + std::to_string(c.stages) + "x" + std::to_string(c.panels) +
+         (c.multicast ? " multicast" : "") + (c.warp_specialized ? " producer-warp" : "") + (c.drain ? " drain" : "");
+}
+
+void run(const Config& c, const void* a, const void* b, void* out, int n, int m, int k, port::Stream& s,
+         std::uint64_t* trace) {
 #if defined(DSV4_BACKEND_CUDA)
   const Instance* inst = nullptr;
   for (const Instance& i : instances())
     if (i.c.tile_m == c.tile_m && i.c.stages == c.stages && i.c.panels == c.panels && i.c.multicast == c.multicast &&
-        i.c.warp_specialized == c.warp_specialized)
+        i.c.warp_specialized == c.warp_specialized && i.c.drain == c.drain)
       inst = &i;
   if (!inst) throw port::Error("skinny_bt: no instance for " + describe(c));
-  if (k % 8 != 0 || m % 2 != 0) throw port::Error("skinny_bt: K must be a multiple of 8 and M even");
+  if (k % 8 != 0 || m % 8 != 0) throw port::Error("skinny_bt: K and M must be multiples of 8");
   if (c.multicast && n <= 64) throw port::Error("skinny_bt: multicast pairs two N-halves (N > 64)");
   Params p;
   p.tmap_a = port::make_tensor_map_2d(a, n, k, static_cast<std::int64_t>(k) * 2, 64);
   p.tmap_b = port::make_tensor_map_2d(b, m, k, static_cast<std::int64_t>(k) * 2, c.multicast ? c.tile_m / 2 : c.tile_m);
   p.out = static_cast<std::uint16_t*>(out);
+  p.trace = trace;
   p.n = n;
   p.m = m;
   p.k = k;
@@ -311,9 +420,10 @@ void run(const Config& c, const void* a, const void* b, void* out, int n, int m,
                           port::reads(b, static_cast<std::size_t>(m) * k * 2, "b"),
                           port::writes(out, static_cast<std::size_t>(n) * m * 2, "out")}};
   if (c.multicast) cfg.cluster_blocks = 2;
+  cfg.overlap_previous = c.warp_specialized;  // the producer-warp kernel waits for the previous grid
   port::launch(inst->fn, cfg, p);
 #else
-  (void)c, (void)a, (void)b, (void)out, (void)n, (void)m, (void)k, (void)s;
+  (void)c, (void)a, (void)b, (void)out, (void)n, (void)m, (void)k, (void)s, (void)trace;
   throw port::Error("skinny_bt: a cuda (sm_90a) prototype");
 #endif
 }
