@@ -9,8 +9,9 @@
 // split warpgroup layouts to one way of combining shards; DSV4_BENCH_CPS=3,5 the sweep's chunks per shard (default:
 // every shard count, the shortest shard of each); DSV4_BENCH_SLICES=2,4 its output-row splits.
 // DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
-// DSV4_BENCH_BT=1 also times the b-as-B-operand prototype (bench/kernels/skinny_bt) at N >= 64 (=2: every one of
-// its configurations' times).
+// DSV4_BENCH_BT=1 also times the prototype of bench/kernels/skinny_bt (b as the B operand at N >= 64, its
+// producer-warp kernel with b as the A operand at N <= 32; =2: every configuration's time), DSV4_BENCH_BT_TRACE=1
+// prints the timeline of its fastest producer-warp configuration.
 #include <dlfcn.h>
 
 #include <algorithm>
@@ -113,7 +114,7 @@ double median_us_per_launch(port::Stream& s, F&& enqueue_one) {
 void print_bt_trace(const dsv4::bench::skinny_bt::Config& c, const void* a, const std::vector<port::DeviceBuffer>& bs,
                     port::DeviceBuffer& out, int n, int m, int k, port::Stream& s) {
   namespace bt = dsv4::bench::skinny_bt;
-  const int wgs = bt::workgroups(c, n, m), stages = std::min((k + 63) / 64, bt::kTraceStages);
+  const int wgs = bt::workgroups(c, n, m), stages = std::min((k + 64 * c.panels - 1) / (64 * c.panels), bt::kTraceStages);
   port::DeviceBuffer tb(static_cast<std::size_t>(wgs) * bt::kTraceWords * 8);
   tb.memset(0);
   bt::run(c, a, bs[1 % bs.size()].data(), out.data(), n, m, k, s);
@@ -356,9 +357,9 @@ int main() {
           const double worst = max_abs_diff_bf16(out.to_host<std::uint16_t>(), out_cb.to_host<std::uint16_t>());
           if (worst > 0.05) note += " MISMATCH vs cuBLAS max|d|=" + std::to_string(worst);
         }
-        // DSV4_BENCH_BT=1 (N >= 64, cuda): also time every configuration of the b-as-B-operand prototype
+        // DSV4_BENCH_BT=1 (cuda): also time every configuration of the prototype that fits N
         // (bench/kernels/skinny_bt) and note the fastest, its ratio to cuBLAS and its agreement with cuBLAS.
-        if (std::getenv("DSV4_BENCH_BT") && n >= 64 && port::backend() == port::Backend::cuda) {
+        if (std::getenv("DSV4_BENCH_BT") && port::backend() == port::Backend::cuda) {
           port::DeviceBuffer out_bt(static_cast<std::size_t>(n) * m * 2);
           if (have_cublas && cb.gemm(a.data(), bs[0].data(), out_cb.data(), n, m, k) != 0)
             throw port::Error("cublasGemmEx failed");
@@ -371,6 +372,7 @@ int main() {
           dsv4::bench::skinny_bt::Config best_ws_c{};
           for (const auto& c : dsv4::bench::skinny_bt::configs()) {
             if (c.multicast && n <= 64) continue;
+            if (c.b_as_a != (n <= 32) || (c.b_as_a && c.tile_m < n)) continue;  // b as A for N <= 32 only
             const double t = median_us_per_launch(s, [&](int i) {
               dsv4::bench::skinny_bt::run(c, a.data(), bs[i % copies].data(), out_bt.data(), n, m, k, s);
             });

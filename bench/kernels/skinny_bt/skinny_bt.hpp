@@ -1,9 +1,18 @@
-// Prototype of another tiling of the skinny GEMM's warpgroup kernel (benchmark only, cuda sm_90a): b as the MMA's
-// B operand. A workgroup takes 64 rows of a (the wgmma's A operand, m64) and `tile_m` rows of b (its B operand,
-// n = tile_m, any of the wrapper's N, so tiles can be sized to the grid as cuBLAS does), the whole K, no bias, bf16;
-// otherwise the committed kernel's loop (ring of `stages` slots of `panels` 64-K panels filled by bulk copies from
-// thread 0, a block barrier per step, two warpgroups as k-groups) and a k-group sum through LDS. Grid:
-// ceil(M / tile_m) x ceil(N / 64).
+// Prototypes of other layouts of the skinny GEMM's warpgroup kernel (benchmark only, cuda sm_90a), timed beside the
+// committed kernel by bench_skinny_gemm (DSV4_BENCH_BT):
+// * b as the MMA's B operand: a workgroup takes 64 rows of a (the wgmma's A operand, m64) and `tile_m` rows of b (its
+//   B operand, n = tile_m, so tiles can be sized to the grid as cuBLAS does), the whole K, no bias, bf16; either the
+//   committed kernel's loop (ring of `stages` slots of `panels` 64-K panels filled by thread 0, a block barrier per
+//   step, two warpgroups as k-groups; grid ceil(M / tile_m) x ceil(N / 64)) or a producer warp (below), optionally
+//   with the two N-halves of an M-tile paired in a cluster that multicasts b's tile;
+// * producer-warp kernels: warp 8 issues the copies of each stage as soon as its "empty" barrier completes, the two
+//   consumer warpgroups take alternate stages, release them on "empty" barriers (drain: right after their own MMAs),
+//   no block barrier; launched with programmatic dependent launch; `panels` > 1 fetches each operand's panels of a
+//   stage with one 3-D bulk copy;
+// * b as the A operand (b_as_a, N <= 32): 64 rows of b per workgroup (grid ceil(M / 64)), all tile_m >= N rows of a
+//   as the B operand; the producer-warp kernel only.
+// Session 12 (RESULTS_skinny_h200.md): with several panels per copy the b-as-A kernel is at or above cuBLAS at 25 of
+// the 36 shapes with N <= 32 (no split-K yet: slower at M = 1024, K >= 7168).
 #pragma once
 
 #include <cstdint>
@@ -18,6 +27,7 @@ struct Config {
   bool multicast;  // N-halves paired in a cluster of two, each loading half of b's tile for both (N > 64 only)
   bool warp_specialized;  // a producer warp and per-stage full/empty barriers (panels = 1), no block barrier
   bool drain;  // producer warp only: a consumer drains its MMAs and releases the stage at once (one slot held)
+  bool b_as_a = false;  // producer warp only: b as the A operand in 64-row tiles, tile_m = rows of a (>= N, <= 32)
 };
 // The instantiated configurations.
 std::vector<Config> configs();

@@ -1,4 +1,6 @@
-// The b-as-B-operand prototype of skinny_bt.hpp: kernel and launcher.
+// The prototype of skinny_bt.hpp (b as the B operand; its producer-warp kernel also with b as the A operand):
+// kernels and launcher.
+#include <cstring>
 #include <tuple>
 #include <type_traits>
 
@@ -10,6 +12,11 @@
 #include "kernels/port/tma.hpp"
 #include "kernels/port/wgmma.hpp"
 #include "kernels/skinny_gemm/skinny_convert.hpp"
+#if defined(DSV4_BACKEND_CUDA)
+#include <cuda.h>  // the 3-D tensor maps of the several-panel copies (make_panel_map)
+#include <cudaTypedefs.h>
+#include <cuda_runtime.h>
+#endif
 
 namespace dsv4::bench::skinny_bt {
 
@@ -88,6 +95,50 @@ __device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[T
     if (n >= p.n || m >= p.m) continue;
     const std::uint32_t* src = &tile[r * TS + 4 * q];
     *reinterpret_cast<uint4*>(p.out + static_cast<std::size_t>(n) * p.m + m) = make_uint4(src[0], src[1], src[2], src[3]);
+  }
+}
+
+// The b-as-A layout's k-group sum and store: the accumulators are a 64 (rows of b) x NN (rows of a) tile, the
+// transpose of the output's. The same split sum through `red` as store_tile, then the bf16 sums go to `tile16`
+// transposed (NN rows of 64 outputs, padded to 72) and all 256 consumer threads store 16-byte pieces of out's rows.
+__device__ __forceinline__ std::uint16_t to_bf16(float v) {
+  std::uint16_t r;
+  asm("cvt.rn.bf16.f32 %0, %1;\n" : "=h"(r) : "f"(v));
+  return r;
+}
+constexpr int kBaTileStride = 72;  // bf16 per row of the transposed tile: 144 bytes, 16-byte aligned rows
+
+template <int NN, class Sync>
+__device__ __forceinline__ void store_tile_ba(const Params& p, const float (&acc)[NN / 2], port::lds_ptr<float> red,
+                                              port::lds_ptr<std::uint16_t> tile16, int tid, int m0, Sync&& sync) {
+  constexpr int H = NN / 4, RS = kRedStride<NN>;
+  const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
+  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };  // row of b (output column)
+  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };     // row of a (output row)
+  auto give = [&](auto half) {
+#pragma unroll
+    for (int j = half * H; j < (half + 1) * H; j += 2)
+      *reinterpret_cast<float2*>(&red[row_of(j) * RS + col_of(j)]) = make_float2(acc[j], acc[j + 1]);
+  };
+  auto sum = [&](auto half) {
+#pragma unroll
+    for (int j = half * H; j < (half + 1) * H; j += 2) {
+      const float2 o = *reinterpret_cast<const float2*>(&red[row_of(j) * RS + col_of(j)]);
+      tile16[col_of(j) * kBaTileStride + row_of(j)] = to_bf16(acc[j] + o.x);
+      tile16[(col_of(j) + 1) * kBaTileStride + row_of(j)] = to_bf16(acc[j + 1] + o.y);
+    }
+  };
+  if (grp == 0) give(std::integral_constant<int, 1>{});
+  else give(std::integral_constant<int, 0>{});
+  sync();
+  if (grp == 0) sum(std::integral_constant<int, 0>{});
+  else sum(std::integral_constant<int, 1>{});
+  sync();
+  for (int c = tid; c < NN * 8; c += 256) {
+    const int n = c / 8, m = m0 + 8 * (c % 8);
+    if (n >= p.n || m >= p.m) continue;
+    const uint4 v = *reinterpret_cast<const uint4*>(&tile16[n * kBaTileStride + 8 * (c % 8)]);
+    *reinterpret_cast<uint4*>(p.out + static_cast<std::size_t>(n) * p.m + m) = v;
   }
 }
 
@@ -193,6 +244,18 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
                  tid, n0, m0, [] { __syncthreads(); });
 }
 
+// P consecutive 64-K panels of `rows` rows starting at (row, panel0) of a make_panel_map map: one 3-D bulk copy,
+// landing as P swizzled panels one after another (panel-major), completing on `bar`.
+__device__ __forceinline__ void tma_load_panels(std::uint16_t* dst, const port::TensorMap2d& map, int row, int panel0,
+                                                std::uint64_t* bar) {
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
+          "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(0), "r"(row), "r"(panel0),
+      "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
+      : "memory");
+}
+
 // Warp-specialized variant (cuBLAS's pipeline): warp 8 is the producer (its thread 0 refills each stage as soon as
 // its "empty" barrier completes), warpgroups 0-1 the consumers, taking alternate stages of one 64-K panel: wait on
 // the stage's "full" barrier, four MMAs, keep that batch in flight and release the stage consumed before it (all
@@ -225,9 +288,16 @@ __device__ __forceinline__ void mbarrier_arrive_pair(unsigned local, unsigned re
 // DRAIN: a consumer waits for its stage's MMAs and releases that stage at once (it holds one slot; the other
 // warpgroup's MMAs keep the tensor pipe busy meanwhile) instead of keeping the batch in flight and releasing the
 // stage before it (two slots held per warpgroup).
-template <int TM, int S, bool MC, bool DRAIN>
+// BA: b as the MMA's A operand instead (cuBLAS's layout for N <= 32): a workgroup takes 64 rows of b and all TM
+// (= 8, 16 or 32 >= N) rows of a as the B operand, so the grid is ceil(M / 64) and a stage is [b 64 rows][a TM rows].
+// P (b-as-A only): 64-K panels per stage, each operand's P panels fetched by one 3-D bulk copy (maps made by
+// make_panel_map), to test whether the copies' issue rate limits the producer (~300 cycles a stage of two 2-D
+// copies, session 12's trace).
+template <int TM, int S, bool MC, bool DRAIN, bool BA = false, int P = 1>
 __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT Params p) {
-  constexpr int ROWS = 64 + TM, STAGE = ROWS * kPanelK;
+  static_assert(!(BA && MC), "the b-as-A layout has no N-halves to pair");
+  static_assert(P == 1 || !MC, "several panels per copy: not with multicast halves");
+  constexpr int ROWS = 64 + TM, STAGE = P * ROWS * kPanelK;
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
   const auto [half, m0, n0] = origin_of<TM, MC>();
@@ -251,7 +321,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   } else {
     __syncthreads();
   }
-  const int nsteps = (p.k + kPanelK - 1) / kPanelK;
+  const int nsteps = (p.k + P * kPanelK - 1) / (P * kPanelK);
   std::uint64_t* trace = p.trace ? p.trace + static_cast<std::size_t>(blockIdx.x + gridDim.x * blockIdx.y) * kTraceWords
                                  : nullptr;
   const std::uint64_t start_ns = trace ? global_ns() : 0, start_clock = trace ? clock64() : 0;
@@ -271,8 +341,20 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
       if (trace && i < kTraceStages) trace[kTraceIssue + i] = clock64();
       port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
       const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
-      port::tma_load_2d(ring, at, p.tmap_a, i * kPanelK, n0, full, slot);
-      if constexpr (MC)
+      if constexpr (BA && P > 1) {
+        tma_load_panels(ring + at, p.tmap_b, static_cast<int>(blockIdx.x) * 64, i * P, full + slot);
+        tma_load_panels(ring + at + P * 64 * kPanelK, p.tmap_a, 0, i * P, full + slot);
+      } else if constexpr (P > 1) {
+        tma_load_panels(ring + at, p.tmap_a, n0, i * P, full + slot);
+        tma_load_panels(ring + at + P * 64 * kPanelK, p.tmap_b, m0, i * P, full + slot);
+      } else if constexpr (BA) {
+        port::tma_load_2d(ring, at, p.tmap_b, i * kPanelK, static_cast<int>(blockIdx.x) * 64, full, slot);
+        port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_a, i * kPanelK, 0, full, slot);
+      } else {
+        port::tma_load_2d(ring, at, p.tmap_a, i * kPanelK, n0, full, slot);
+      }
+      if constexpr (BA || P > 1) {
+      } else if constexpr (MC)
         tma_load_multicast(ring + at + (64 + half * (TM / 2)) * kPanelK, p.tmap_b, i * kPanelK, m0 + half * (TM / 2),
                            full + slot, 0x3);
       else
@@ -307,8 +389,11 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
     port::wgmma_fence();
     const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
 #pragma unroll
-    for (int k16 = 0; k16 < kPanelK / 16; ++k16)
-      port::wgmma_m64k16<port::MmaElem::bf16, TM>(acc, ring, at, ring, at + 64 * kPanelK, k16, true);
+    for (int q = 0; q < P; ++q)
+#pragma unroll
+      for (int k16 = 0; k16 < kPanelK / 16; ++k16)
+        port::wgmma_m64k16<port::MmaElem::bf16, TM>(acc, ring, at + q * 64 * kPanelK, ring,
+                                                    at + P * 64 * kPanelK + q * TM * kPanelK, k16, true);
     port::wgmma_commit();
     if constexpr (DRAIN) {
       port::wgmma_wait<0>();
@@ -328,6 +413,12 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   if (trace && tid % 128 == 0) trace[4 + grp] = clock64();
   port::named_barrier_sync(1, 256);  // both consumers' MMAs are done: the ring's LDS is free
   if (trace && tid == 0) trace[6] = clock64();
+  if constexpr (BA) {
+    store_tile_ba<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * kRedStride<TM>, "ba_kreduce"),
+                      port::lds_carve<std::uint16_t>(smem, static_cast<std::size_t>(skip) * 2 + 64 * kRedStride<TM> * 4,
+                                                     TM * kBaTileStride, "ba_tile"),
+                      tid, static_cast<int>(blockIdx.x) * 64, [] { port::named_barrier_sync(1, 256); });
+  } else
   store_tile<TM>(p, acc, port::lds_carve<float>(smem, static_cast<std::size_t>(skip) * 2, 64 * kRedStride<TM>, "bt_ws_kreduce"),
                  port::lds_carve<std::uint32_t>(smem, static_cast<std::size_t>(skip) * 2 + 64 * kRedStride<TM> * 4,
                                                 64 * kTileStride<TM>, "bt_ws_tile"),
@@ -347,6 +438,31 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   }
 }
 
+// A row-major [rows, cols] bf16 matrix (cols % 64 == 0) as the 3-D tensor (64 elements, rows, cols / 64 panels)
+// with boxes of (64, box_rows, panels), 128-byte swizzle: a box is `panels` consecutive K-major panels.
+port::TensorMap2d make_panel_map(const void* base, int rows, int cols, int box_rows, int panels) {
+  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
+    void* fn = nullptr;
+    cudaDriverEntryPointQueryResult q{};
+    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
+        q != cudaDriverEntryPointSuccess || !fn)
+      throw port::Error("skinny_bt: cuTensorMapEncodeTiled is not available");
+    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
+  }();
+  CUtensorMap map{};
+  const cuuint64_t dims[3] = {64, static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(cols / 64)};
+  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 2, 128};
+  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), static_cast<cuuint32_t>(panels)};
+  const cuuint32_t elem_strides[3] = {1, 1, 1};
+  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, const_cast<void*>(base), dims, strides, box,
+                            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
+                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+  if (r != CUDA_SUCCESS) throw port::Error("skinny_bt: 3-D cuTensorMapEncodeTiled failed, CUresult " + std::to_string(static_cast<int>(r)));
+  port::TensorMap2d m;
+  std::memcpy(m.opaque, &map, sizeof map);
+  return m;
+}
+
 using Fn = void (*)(Params);
 struct Instance {
   Config c;
@@ -359,8 +475,21 @@ struct Instance {
       {{TM, S, 1, true, true, false}, &bt_ws_kernel<TM, S, true, false>},                                          \
       {{TM, S, 1, false, true, true}, &bt_ws_kernel<TM, S, false, true>},                                          \
       {{TM, S, 1, true, true, true}, &bt_ws_kernel<TM, S, true, true>}
+#define DSV4_BA_WS(NN, S)                                                                                        \
+  {{NN, S, 1, false, true, true, true}, &bt_ws_kernel<NN, S, false, true, true>},                                  \
+      {{NN, S, 1, false, true, false, true}, &bt_ws_kernel<NN, S, false, false, true>}
 const std::vector<Instance>& instances() {
   static const std::vector<Instance> v = {
+      {{64, 6, 2, false, true, true}, &bt_ws_kernel<64, 6, false, true, false, 2>},
+      {{112, 4, 2, false, true, true}, &bt_ws_kernel<112, 4, false, true, false, 2>},
+      {{128, 4, 2, false, true, true}, &bt_ws_kernel<128, 4, false, true, false, 2>},
+      {{8, 8, 2, false, true, true, true}, &bt_ws_kernel<8, 8, false, true, true, 2>},
+      {{16, 8, 2, false, true, true, true}, &bt_ws_kernel<16, 8, false, true, true, 2>},
+      {{32, 8, 2, false, true, true, true}, &bt_ws_kernel<32, 8, false, true, true, 2>},
+      {{8, 4, 4, false, true, true, true}, &bt_ws_kernel<8, 4, false, true, true, 4>},
+      {{16, 4, 4, false, true, true, true}, &bt_ws_kernel<16, 4, false, true, true, 4>},
+      {{32, 4, 4, false, true, true, true}, &bt_ws_kernel<32, 4, false, true, true, 4>},
+      DSV4_BA_WS(8, 16), DSV4_BA_WS(8, 8), DSV4_BA_WS(16, 16), DSV4_BA_WS(16, 8), DSV4_BA_WS(32, 16), DSV4_BA_WS(32, 8),
       DSV4_BT(64, 4, 2),  DSV4_BT(64, 3, 4),  DSV4_BT(96, 4, 2),  DSV4_BT(112, 4, 2),
       DSV4_BT(128, 4, 2), DSV4_BT(128, 3, 2), DSV4_BT(192, 3, 2), DSV4_BT(256, 2, 2),
       DSV4_BT_WS(64, 8),  DSV4_BT_WS(64, 10), DSV4_BT_WS(96, 10), DSV4_BT_WS(112, 8), DSV4_BT_WS(112, 9),
@@ -369,6 +498,7 @@ const std::vector<Instance>& instances() {
   return v;
 }
 #undef DSV4_BT_WS
+#undef DSV4_BA_WS
 #undef DSV4_BT
 
 }  // namespace
@@ -383,13 +513,15 @@ std::vector<Config> configs() {
 }
 
 int workgroups(const Config& c, int n, int m) {
+  if (c.b_as_a) return (m + 63) / 64;
   const int m_tiles = (m + c.tile_m - 1) / c.tile_m, halves = (n + 63) / 64;
   return c.multicast ? 2 * m_tiles : m_tiles * halves;
 }
 
 std::string describe(const Config& c) {
   return "bt tile_m=" + std::to_string(c.tile_m) + " ring=" + std::to_string(c.stages) + "x" + std::to_string(c.panels) +
-         (c.multicast ? " multicast" : "") + (c.warp_specialized ? " producer-warp" : "") + (c.drain ? " drain" : "");
+         (c.multicast ? " multicast" : "") + (c.warp_specialized ? " producer-warp" : "") + (c.drain ? " drain" : "") +
+         (c.b_as_a ? " b-as-A" : "");
 }
 
 void run(const Config& c, const void* a, const void* b, void* out, int n, int m, int k, port::Stream& s,
@@ -398,14 +530,22 @@ void run(const Config& c, const void* a, const void* b, void* out, int n, int m,
   const Instance* inst = nullptr;
   for (const Instance& i : instances())
     if (i.c.tile_m == c.tile_m && i.c.stages == c.stages && i.c.panels == c.panels && i.c.multicast == c.multicast &&
-        i.c.warp_specialized == c.warp_specialized && i.c.drain == c.drain)
+        i.c.warp_specialized == c.warp_specialized && i.c.drain == c.drain && i.c.b_as_a == c.b_as_a)
       inst = &i;
   if (!inst) throw port::Error("skinny_bt: no instance for " + describe(c));
   if (k % 8 != 0 || m % 8 != 0) throw port::Error("skinny_bt: K and M must be multiples of 8");
   if (c.multicast && n <= 64) throw port::Error("skinny_bt: multicast pairs two N-halves (N > 64)");
   Params p;
-  p.tmap_a = port::make_tensor_map_2d(a, n, k, static_cast<std::int64_t>(k) * 2, 64);
-  p.tmap_b = port::make_tensor_map_2d(b, m, k, static_cast<std::int64_t>(k) * 2, c.multicast ? c.tile_m / 2 : c.tile_m);
+  if (c.b_as_a && n > c.tile_m) throw port::Error("skinny_bt: the b-as-A layout takes N <= its tile of a");
+  if (c.panels > 1 && c.warp_specialized) {
+    if (k % kPanelK != 0) throw port::Error("skinny_bt: several panels per copy need K % 64 == 0");
+    p.tmap_a = make_panel_map(a, n, k, c.b_as_a ? c.tile_m : 64, c.panels);
+    p.tmap_b = make_panel_map(b, m, k, c.b_as_a ? 64 : c.tile_m, c.panels);
+  } else {
+    p.tmap_a = port::make_tensor_map_2d(a, n, k, static_cast<std::int64_t>(k) * 2, c.b_as_a ? c.tile_m : 64);
+    p.tmap_b = port::make_tensor_map_2d(b, m, k, static_cast<std::int64_t>(k) * 2,
+                                        c.b_as_a ? 64 : c.multicast ? c.tile_m / 2 : c.tile_m);
+  }
   p.out = static_cast<std::uint16_t*>(out);
   p.trace = trace;
   p.n = n;
@@ -414,7 +554,9 @@ void run(const Config& c, const void* a, const void* b, void* out, int n, int m,
   const std::size_t lds = static_cast<std::size_t>(c.stages) * c.panels * (64 + c.tile_m) * kPanelK * 2 +
                           static_cast<std::size_t>(c.stages) * 16 + port::kSwizzle128Align;
   const unsigned m_tiles = static_cast<unsigned>((m + c.tile_m - 1) / c.tile_m), halves = static_cast<unsigned>((n + 63) / 64);
-  const port::Dim3 grid = c.multicast ? port::Dim3(2 * m_tiles) : port::Dim3(m_tiles, halves);
+  const port::Dim3 grid = c.b_as_a      ? port::Dim3(static_cast<unsigned>((m + 63) / 64))
+                          : c.multicast ? port::Dim3(2 * m_tiles)
+                                        : port::Dim3(m_tiles, halves);
   port::LaunchConfig cfg{grid, port::Dim3(c.warp_specialized ? 288 : 256), lds, &s, "skinny_bt_prototype",
                          {port::reads(a, static_cast<std::size_t>(n) * k * 2, "a"),
                           port::reads(b, static_cast<std::size_t>(m) * k * 2, "b"),
