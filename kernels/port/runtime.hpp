@@ -189,6 +189,14 @@ struct alignas(64) TensorMap2d {
 TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
                                int box_rows);
 inline constexpr int kTensorMapBoxCols = 64;  // elements per box row (128 bytes)
+// The same tensor copied `panels` consecutive 64-column panels at a time by one bulk copy (tma_load_panels): the
+// panels land one after another, each a box_rows x 64 swizzled tile as tma_load_2d leaves it, so one instruction
+// brings a whole ring stage (the copies' issue rate limits a producer issuing one per panel: session 12). cuda: a
+// 3-D map (64 elements, rows, cols / 64); panels past the last one arrive as zeros like rows past the end.
+// Requirements beyond make_tensor_map_2d's: cols a multiple of 64 (a panel never crosses a row's end),
+// 1 <= panels <= 8. A panel map works only with tma_load_panels and a 2-D map only with tma_load_2d (sim checks).
+TensorMap2d make_tensor_map_panels(const void* base, std::int64_t rows, std::int64_t cols,
+                                   std::int64_t row_stride_bytes, int box_rows, int panels);
 
 // ---- launch description -------------------------------------------------------------------------------------------
 // The launch itself is dsv4::port::launch(kernel, config, args...) in kernels/port/hip_port.hpp (kernel TUs only).

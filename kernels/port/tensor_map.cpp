@@ -19,4 +19,18 @@ void check_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols,
   if (box_rows < 1 || box_rows > 256) throw Error(what + "box rows must be in 1..256");
 }
 
+void check_tensor_map_panels(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
+                             int box_rows, int panels) {
+  auto refuse = [&](const char* rule) {
+    std::string m = "make_tensor_map_panels(rows=";
+    m.append(std::to_string(rows)).append(", cols=").append(std::to_string(cols));
+    m.append(", box_rows=").append(std::to_string(box_rows)).append(", panels=").append(std::to_string(panels));
+    m.append("): ").append(rule);
+    throw Error(m);
+  };
+  if (cols % 64 != 0) refuse("cols must be a multiple of 64 (a panel may not cross a row's end)");
+  if (panels < 1 || panels > 8) refuse("panels must be in 1..8");
+  check_tensor_map_2d(base, rows, cols, row_stride_bytes, box_rows);
+}
+
 }  // namespace dsv4::port::detail

@@ -14,6 +14,10 @@
 //   mbarrier_wait(bars, i, parity)            every thread that reads the tile: wait for the phase with `parity`
 //                                             (0, 1, 0, ... for its successive uses) to complete
 //   mbarrier_inval(bars, i)                   one thread, before the LDS is reused for anything else
+//   tma_load_panels(dst, elem, map, row, panel0, bars, i)  one thread: the `panels` boxes of a
+//                                             make_tensor_map_panels map at rows row.., panels panel0.. (64-column
+//                                             panels), landing one after another from dst + elem, each a box_rows x
+//                                             64 swizzled tile as tma_load_2d leaves it: one instruction per stage
 //   tma_prefetch_descriptor(map)              one thread, at kernel start: bring the map into the SM's
 //                                             descriptor cache so the first copies do not wait for its fetch
 // The kernel parameter holding the map must be DSV4_GRID_CONSTANT (the copy reads it in place).
@@ -36,6 +40,8 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <stdexcept>
+#include <string>
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/swizzle.hpp"
@@ -149,22 +155,16 @@ __device__ __forceinline__ void tma_prefetch_descriptor(const TensorMap2d& map) 
 #endif
 }
 
-__device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptrdiff_t elem, const TensorMap2d& map,
-                                            int col, int row, lds_ptr<std::uint64_t> bars, int i) {
-#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
-  asm volatile(
-      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
-          "r"(tma_detail::saddr(dst + elem)),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(col), "r"(row), "r"(tma_detail::saddr(bars + i))
-      : "memory");
-#elif defined(DSV4_BACKEND_SIM)
-  detail::TensorMapFields f;
-  std::memcpy(&f, map.opaque, sizeof f);
-  const std::int64_t own = dst.byte_offset() + std::int64_t(elem) * 2;
+#if defined(DSV4_BACKEND_SIM)
+namespace tma_detail {
+// The copy emulation of one box_rows x 64 box of `f` at (row, col), written swizzled at byte offset `own` of dst's
+// LDS array (bounds- and race-checked as the issuing thread's accesses); elements outside the tensor are zeros.
+inline void sim_copy_box(lds_ptr<std::uint16_t> dst, std::int64_t own, const detail::TensorMapFields& f,
+                         std::int64_t col, std::int64_t row) {
   const std::int64_t window = sim::detail::lds_arena_offset(dst.array(), own);
   for (int r = 0; r < f.box_rows; ++r)
     for (int c = 0; c < kTensorMapBoxCols / 8; ++c) {
-      const std::int64_t gr = std::int64_t(row) + r, gc = std::int64_t(col) + 8 * c;
+      const std::int64_t gr = row + r, gc = col + 8 * c;
       std::uint16_t v[8] = {};
       if (gr >= 0 && gr < f.rows && gc >= 0 && gc < f.cols) {  // cols is a multiple of 8: whole chunks
         sim::detail::preempt_global_access();
@@ -174,10 +174,55 @@ __device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptr
       const std::int64_t phys = swizzle128_address(addr);
       sim::detail::lds_access(dst.array(), own + (phys - window), v, 16, sim::detail::LdsMode::write);
     }
+}
+inline detail::TensorMapFields sim_fields(const TensorMap2d& map, bool panels, const char* op) {
+  detail::TensorMapFields f;
+  std::memcpy(&f, map.opaque, sizeof f);
+  if ((f.panels != 0) != panels)
+    throw std::runtime_error(std::string(op) + ": the map was made by " +
+                             (panels ? "make_tensor_map_2d (copy it with tma_load_2d)"
+                                     : "make_tensor_map_panels (copy it with tma_load_panels)"));
+  return f;
+}
+}  // namespace tma_detail
+#endif
+
+__device__ __forceinline__ void tma_load_2d(lds_ptr<std::uint16_t> dst, std::ptrdiff_t elem, const TensorMap2d& map,
+                                            int col, int row, lds_ptr<std::uint64_t> bars, int i) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile(
+      "cp.async.bulk.tensor.2d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3}], [%4];\n" ::
+          "r"(tma_detail::saddr(dst + elem)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(col), "r"(row), "r"(tma_detail::saddr(bars + i))
+      : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  const detail::TensorMapFields f = tma_detail::sim_fields(map, false, "tma_load_2d");
+  tma_detail::sim_copy_box(dst, dst.byte_offset() + std::int64_t(elem) * 2, f, col, row);
   sim::detail::mbarrier_complete_tx(bars.array(), bars.byte_offset() + std::int64_t(i) * 8,
                                     static_cast<unsigned>(f.box_rows) * kTensorMapBoxCols * 2);
 #else
   (void)dst, (void)elem, (void)map, (void)col, (void)row, (void)bars, (void)i;
+#endif
+}
+
+__device__ __forceinline__ void tma_load_panels(lds_ptr<std::uint16_t> dst, std::ptrdiff_t elem, const TensorMap2d& map,
+                                                int row, int panel0, lds_ptr<std::uint64_t> bars, int i) {
+#if defined(DSV4_BACKEND_CUDA) && defined(__CUDA_ARCH__)
+  asm volatile(
+      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
+          "r"(tma_detail::saddr(dst + elem)),
+      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(0), "r"(row), "r"(panel0), "r"(tma_detail::saddr(bars + i))
+      : "memory");
+#elif defined(DSV4_BACKEND_SIM)
+  const detail::TensorMapFields f = tma_detail::sim_fields(map, true, "tma_load_panels");
+  const std::int64_t own = dst.byte_offset() + std::int64_t(elem) * 2;
+  for (int q = 0; q < f.panels; ++q)
+    tma_detail::sim_copy_box(dst, own + std::int64_t(q) * f.box_rows * 128, f,
+                             (std::int64_t(panel0) + q) * kTensorMapBoxCols, row);
+  sim::detail::mbarrier_complete_tx(bars.array(), bars.byte_offset() + std::int64_t(i) * 8,
+                                    static_cast<unsigned>(f.panels * f.box_rows) * kTensorMapBoxCols * 2);
+#else
+  (void)dst, (void)elem, (void)map, (void)row, (void)panel0, (void)bars, (void)i;
 #endif
 }
 

@@ -328,4 +328,10 @@ TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t
   throw Error("hip: make_tensor_map_2d: bulk tensor copies are not available on AMD targets");
 }
 
+TensorMap2d make_tensor_map_panels(const void* base, std::int64_t rows, std::int64_t cols,
+                                   std::int64_t row_stride_bytes, int box_rows, int panels) {
+  detail::check_tensor_map_panels(base, rows, cols, row_stride_bytes, box_rows, panels);
+  throw Error("hip: make_tensor_map_panels: bulk tensor copies are not available on AMD targets");
+}
+
 }  // namespace dsv4::port

@@ -134,5 +134,80 @@ TEST_F(PortTma, BadMapsAreRefusedWithTheRequirement) {
   refused(t.data(), 4, 64, 128, 257, "box rows");
 }
 
+// A panel map's copy: `panels` consecutive 64-column panels, each as tma_load_2d would leave it; rows past the
+// end and panels past the last arrive as zeros. Counts wrong elements.
+int run_panels(std::int64_t rows, std::int64_t cols, std::int64_t stride, int box_rows, int panels, int row,
+               int panel0, std::mt19937_64& rng) {
+  std::vector<std::uint16_t> host(static_cast<std::size_t>(rows * stride));
+  std::uniform_int_distribution<int> code(1, 0xfffe);
+  for (auto& x : host) x = static_cast<std::uint16_t>(code(rng));
+  port::DeviceBuffer t = port::DeviceBuffer::from_host<std::uint16_t>(host);
+  const port::TensorMap2d map = port::make_tensor_map_panels(t.data(), rows, cols, stride * 2, box_rows, panels);
+  port::DeviceBuffer o(static_cast<std::size_t>(panels) * box_rows * 128);
+  o.memset(0xff);
+  port::Stream s;
+  tmak::load_panels(map, box_rows, panels, row, panel0, static_cast<std::uint16_t*>(o.data()), s);
+  s.synchronize();
+  const auto got = o.to_host<std::uint16_t>();
+  int bad = 0;
+  for (int q = 0; q < panels; ++q)
+    for (int r = 0; r < box_rows; ++r)
+      for (int j = 0; j < 64; ++j) {
+        const std::int64_t gr = row + r, gc = (std::int64_t(panel0) + q) * 64 + j;
+        const std::uint16_t want = (gr < rows && gc < cols) ? host[static_cast<std::size_t>(gr * stride + gc)] : 0;
+        const std::uint16_t g = got[static_cast<std::size_t>((q * box_rows + r) * 64 + j)];
+        if (g != want) {
+          if (bad < 3)
+            ADD_FAILURE() << "panel " << q << " row " << r << " element " << j << ": got " << g << " want " << want;
+          ++bad;
+        }
+      }
+  return bad;
+}
+
+TEST_F(PortTma, PanelCopiesLandPanelAfterPanel) {
+  auto rng = rng_for_current_test();
+  EXPECT_EQ(run_panels(200, 1024, 1024, 64, 2, 0, 0, rng), 0);    // two panels inside
+  EXPECT_EQ(run_panels(200, 1024, 1088, 16, 4, 192, 6, rng), 0);  // padded rows; rows past 200, panels 6..9 of 16
+  EXPECT_EQ(run_panels(40, 512, 512, 8, 3, 32, 6, rng), 0);       // panels 6, 7 and one past the last (zeros)
+}
+
+TEST_F(PortTma, PanelMapsAndTwoDMapsAreNotInterchangeableOnSim) {
+  if (port::backend() != port::Backend::sim) GTEST_SKIP() << "on a GPU the wrong copy reads the wrong bytes";
+  std::vector<std::uint16_t> host(64 * 128, 1);
+  port::DeviceBuffer t = port::DeviceBuffer::from_host<std::uint16_t>(host);
+  port::DeviceBuffer o(2 * 64 * 128);
+  const port::TensorMap2d panels = port::make_tensor_map_panels(t.data(), 64, 128, 256, 64, 2);
+  const port::TensorMap2d flat = port::make_tensor_map_2d(t.data(), 64, 128, 256, 64);
+  auto refused = [&](const port::TensorMap2d& map, bool wrong_copy, const std::string& what) {
+    port::Stream s;
+    try {
+      tmak::load_panels(map, 64, 2, 0, 0, static_cast<std::uint16_t*>(o.data()), s, wrong_copy);
+      s.synchronize();
+      ADD_FAILURE() << "not refused: " << what;
+    } catch (const port::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+    port::sim::take_report();
+  };
+  refused(panels, true, "copy it with tma_load_panels");  // tma_load_2d of a panel map
+  refused(flat, false, "copy it with tma_load_2d");        // tma_load_panels of a 2-D map
+}
+
+TEST_F(PortTma, BadPanelMapsAreRefusedWithTheRequirement) {
+  port::DeviceBuffer t(4096);
+  auto refused = [&](std::int64_t cols, int panels, const std::string& what) {
+    try {
+      port::make_tensor_map_panels(t.data(), 4, cols, 256, 8, panels);
+      ADD_FAILURE() << "accepted: " << what;
+    } catch (const port::Error& e) {
+      EXPECT_NE(std::string(e.what()).find(what), std::string::npos) << e.what();
+    }
+  };
+  refused(96, 1, "multiple of 64");
+  refused(128, 0, "panels must be in 1..8");
+  refused(128, 9, "panels must be in 1..8");
+}
+
 }  // namespace
 }  // namespace dsv4::test
