@@ -1,6 +1,5 @@
 // The prototype of skinny_bt.hpp (b as the B operand; its producer-warp kernel also with b as the A operand):
 // kernels and launcher.
-#include <cstring>
 #include <tuple>
 #include <type_traits>
 
@@ -12,11 +11,6 @@
 #include "kernels/port/tma.hpp"
 #include "kernels/port/wgmma.hpp"
 #include "kernels/skinny_gemm/skinny_convert.hpp"
-#if defined(DSV4_BACKEND_CUDA)
-#include <cuda.h>  // the 3-D tensor maps of the several-panel copies (make_panel_map)
-#include <cudaTypedefs.h>
-#include <cuda_runtime.h>
-#endif
 
 namespace dsv4::bench::skinny_bt {
 
@@ -244,18 +238,6 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
                  tid, n0, m0, [] { __syncthreads(); });
 }
 
-// P consecutive 64-K panels of `rows` rows starting at (row, panel0) of a make_panel_map map: one 3-D bulk copy,
-// landing as P swizzled panels one after another (panel-major), completing on `bar`.
-__device__ __forceinline__ void tma_load_panels(std::uint16_t* dst, const port::TensorMap2d& map, int row, int panel0,
-                                                std::uint64_t* bar) {
-  asm volatile(
-      "cp.async.bulk.tensor.3d.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1, {%2, %3, %4}], [%5];\n" ::
-          "r"(static_cast<unsigned>(__cvta_generic_to_shared(dst))),
-      "l"(reinterpret_cast<std::uint64_t>(&map)), "r"(0), "r"(row), "r"(panel0),
-      "r"(static_cast<unsigned>(__cvta_generic_to_shared(bar)))
-      : "memory");
-}
-
 // Warp-specialized variant (cuBLAS's pipeline): warp 8 is the producer (its thread 0 refills each stage as soon as
 // its "empty" barrier completes), warpgroups 0-1 the consumers, taking alternate stages of one 64-K panel: wait on
 // the stage's "full" barrier, four MMAs, keep that batch in flight and release the stage consumed before it (all
@@ -290,9 +272,8 @@ __device__ __forceinline__ void mbarrier_arrive_pair(unsigned local, unsigned re
 // stage before it (two slots held per warpgroup).
 // BA: b as the MMA's A operand instead (cuBLAS's layout for N <= 32): a workgroup takes 64 rows of b and all TM
 // (= 8, 16 or 32 >= N) rows of a as the B operand, so the grid is ceil(M / 64) and a stage is [b 64 rows][a TM rows].
-// P (b-as-A only): 64-K panels per stage, each operand's P panels fetched by one 3-D bulk copy (maps made by
-// make_panel_map), to test whether the copies' issue rate limits the producer (~300 cycles a stage of two 2-D
-// copies, session 12's trace).
+// P: 64-K panels per stage, each operand's P panels fetched by one bulk copy (port::tma_load_panels), because the
+// copies' issue rate limited the producer (~300 cycles a stage of two 2-D copies, session 12's trace).
 template <int TM, int S, bool MC, bool DRAIN, bool BA = false, int P = 1>
 __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT Params p) {
   static_assert(!(BA && MC), "the b-as-A layout has no N-halves to pair");
@@ -342,11 +323,11 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
       port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
       const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
       if constexpr (BA && P > 1) {
-        tma_load_panels(ring + at, p.tmap_b, static_cast<int>(blockIdx.x) * 64, i * P, full + slot);
-        tma_load_panels(ring + at + P * 64 * kPanelK, p.tmap_a, 0, i * P, full + slot);
+        port::tma_load_panels(ring, at, p.tmap_b, static_cast<int>(blockIdx.x) * 64, i * P, full, slot);
+        port::tma_load_panels(ring, at + P * 64 * kPanelK, p.tmap_a, 0, i * P, full, slot);
       } else if constexpr (P > 1) {
-        tma_load_panels(ring + at, p.tmap_a, n0, i * P, full + slot);
-        tma_load_panels(ring + at + P * 64 * kPanelK, p.tmap_b, m0, i * P, full + slot);
+        port::tma_load_panels(ring, at, p.tmap_a, n0, i * P, full, slot);
+        port::tma_load_panels(ring, at + P * 64 * kPanelK, p.tmap_b, m0, i * P, full, slot);
       } else if constexpr (BA) {
         port::tma_load_2d(ring, at, p.tmap_b, i * kPanelK, static_cast<int>(blockIdx.x) * 64, full, slot);
         port::tma_load_2d(ring, at + 64 * kPanelK, p.tmap_a, i * kPanelK, 0, full, slot);
@@ -438,31 +419,6 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
   }
 }
 
-// A row-major [rows, cols] bf16 matrix (cols % 64 == 0) as the 3-D tensor (64 elements, rows, cols / 64 panels)
-// with boxes of (64, box_rows, panels), 128-byte swizzle: a box is `panels` consecutive K-major panels.
-port::TensorMap2d make_panel_map(const void* base, int rows, int cols, int box_rows, int panels) {
-  static PFN_cuTensorMapEncodeTiled_v12000 encode = [] {
-    void* fn = nullptr;
-    cudaDriverEntryPointQueryResult q{};
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &q) != cudaSuccess ||
-        q != cudaDriverEntryPointSuccess || !fn)
-      throw port::Error("skinny_bt: cuTensorMapEncodeTiled is not available");
-    return reinterpret_cast<PFN_cuTensorMapEncodeTiled_v12000>(fn);
-  }();
-  CUtensorMap map{};
-  const cuuint64_t dims[3] = {64, static_cast<cuuint64_t>(rows), static_cast<cuuint64_t>(cols / 64)};
-  const cuuint64_t strides[2] = {static_cast<cuuint64_t>(cols) * 2, 128};
-  const cuuint32_t box[3] = {64, static_cast<cuuint32_t>(box_rows), static_cast<cuuint32_t>(panels)};
-  const cuuint32_t elem_strides[3] = {1, 1, 1};
-  const CUresult r = encode(&map, CU_TENSOR_MAP_DATA_TYPE_UINT16, 3, const_cast<void*>(base), dims, strides, box,
-                            elem_strides, CU_TENSOR_MAP_INTERLEAVE_NONE, CU_TENSOR_MAP_SWIZZLE_128B,
-                            CU_TENSOR_MAP_L2_PROMOTION_L2_256B, CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
-  if (r != CUDA_SUCCESS) throw port::Error("skinny_bt: 3-D cuTensorMapEncodeTiled failed, CUresult " + std::to_string(static_cast<int>(r)));
-  port::TensorMap2d m;
-  std::memcpy(m.opaque, &map, sizeof map);
-  return m;
-}
-
 using Fn = void (*)(Params);
 struct Instance {
   Config c;
@@ -539,8 +495,8 @@ void run(const Config& c, const void* a, const void* b, void* out, int n, int m,
   if (c.b_as_a && n > c.tile_m) throw port::Error("skinny_bt: the b-as-A layout takes N <= its tile of a");
   if (c.panels > 1 && c.warp_specialized) {
     if (k % kPanelK != 0) throw port::Error("skinny_bt: several panels per copy need K % 64 == 0");
-    p.tmap_a = make_panel_map(a, n, k, c.b_as_a ? c.tile_m : 64, c.panels);
-    p.tmap_b = make_panel_map(b, m, k, c.b_as_a ? 64 : c.tile_m, c.panels);
+    p.tmap_a = port::make_tensor_map_panels(a, n, k, static_cast<std::int64_t>(k) * 2, c.b_as_a ? c.tile_m : 64, c.panels);
+    p.tmap_b = port::make_tensor_map_panels(b, m, k, static_cast<std::int64_t>(k) * 2, c.b_as_a ? 64 : c.tile_m, c.panels);
   } else {
     p.tmap_a = port::make_tensor_map_2d(a, n, k, static_cast<std::int64_t>(k) * 2, c.b_as_a ? c.tile_m : 64);
     p.tmap_b = port::make_tensor_map_2d(b, m, k, static_cast<std::int64_t>(k) * 2,
