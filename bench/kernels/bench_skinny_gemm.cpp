@@ -114,40 +114,44 @@ double median_us_per_launch(port::Stream& s, F&& enqueue_one) {
 void print_bt_trace(const dsv4::bench::skinny_bt::Config& c, const void* a, const std::vector<port::DeviceBuffer>& bs,
                     port::DeviceBuffer& out, int n, int m, int k, port::Stream& s) {
   namespace bt = dsv4::bench::skinny_bt;
-  const int wgs = bt::workgroups(c, n, m), stages = std::min((k + 64 * c.panels - 1) / (64 * c.panels), bt::kTraceStages);
+  const int wgs = bt::workgroups(c, n, m);
+  const int stages = std::min((k + 64 * c.panels - 1) / (64 * c.panels), bt::kTraceStages);
   port::DeviceBuffer tb(static_cast<std::size_t>(wgs) * bt::kTraceWords * 8);
   tb.memset(0);
   bt::run(c, a, bs[1 % bs.size()].data(), out.data(), n, m, k, s);
   bt::run(c, a, bs[0].data(), out.data(), n, m, k, s, static_cast<std::uint64_t*>(tb.data()));
   s.synchronize();
   const auto t = tb.to_host<std::uint64_t>();
+  // A word the kernel did not record is 0 (the buffer's fill): it reads as NaN ("nan"), never as a time.
+  auto rel = [](const std::uint64_t* r, int i) {
+    return r[i] ? static_cast<double>(r[i]) - static_cast<double>(r[1]) : std::nan("");
+  };
   auto median = [](std::vector<double> v, double q = 0.5) {
+    v.erase(std::remove_if(v.begin(), v.end(), [](double x) { return std::isnan(x); }), v.end());
     std::sort(v.begin(), v.end());
-    return v.empty() ? 0.0 : v[static_cast<std::size_t>(q * (v.size() - 1))];
+    return v.empty() ? std::nan("") : v[static_cast<std::size_t>(q * (v.size() - 1))];
   };
   std::vector<double> first_issue, first_landed, lat_med, lat_p90, gap_med, last_landed, end, starts, ends, loop0, loop1,
       joined, summed, last_issue;
   for (int w = 0; w < wgs; ++w) {
     const std::uint64_t* r = &t[static_cast<std::size_t>(w) * bt::kTraceWords];
-    const double c0 = static_cast<double>(r[1]);
     std::vector<double> lat, gap;
     for (int i = 0; i < stages; ++i) {
-      lat.push_back(static_cast<double>(r[bt::kTraceLanded + i]) - static_cast<double>(r[bt::kTraceIssue + i]));
-      if (i > 0)
-        gap.push_back(static_cast<double>(r[bt::kTraceLanded + i]) - static_cast<double>(r[bt::kTraceLanded + i - 1]));
+      lat.push_back(rel(r, bt::kTraceLanded + i) - rel(r, bt::kTraceIssue + i));
+      if (i > 0) gap.push_back(rel(r, bt::kTraceLanded + i) - rel(r, bt::kTraceLanded + i - 1));
     }
-    first_issue.push_back(static_cast<double>(r[bt::kTraceIssue]) - c0);
-    first_landed.push_back(static_cast<double>(r[bt::kTraceLanded]) - c0);
+    first_issue.push_back(rel(r, bt::kTraceIssue));
+    first_landed.push_back(rel(r, bt::kTraceLanded));
     lat_med.push_back(median(lat));
     lat_p90.push_back(median(lat, 0.9));
     gap_med.push_back(median(gap));
-    last_landed.push_back(static_cast<double>(r[bt::kTraceLanded + stages - 1]) - c0);
-    end.push_back(static_cast<double>(r[3]) - c0);
-    loop0.push_back(static_cast<double>(r[4]) - c0);
-    loop1.push_back(static_cast<double>(r[5]) - c0);
-    joined.push_back(static_cast<double>(r[6]) - c0);
-    summed.push_back(static_cast<double>(r[7]) - c0);
-    last_issue.push_back(static_cast<double>(r[bt::kTraceIssue + stages - 1]) - c0);
+    last_landed.push_back(rel(r, bt::kTraceLanded + stages - 1));
+    end.push_back(rel(r, 3));
+    loop0.push_back(rel(r, 4));
+    loop1.push_back(rel(r, 5));
+    joined.push_back(rel(r, 6));
+    summed.push_back(rel(r, 7));
+    last_issue.push_back(rel(r, bt::kTraceIssue + stages - 1));
     starts.push_back(static_cast<double>(r[0]));
     ends.push_back(static_cast<double>(r[2]));
   }
@@ -162,18 +166,16 @@ void print_bt_trace(const dsv4::bench::skinny_bt::Config& c, const void* a, cons
               "%.0f, stored %.0f\n",
               median(last_issue), median(last_landed), median(loop0), median(loop1), median(joined), median(summed),
               median(end));
+  // Each warpgroup's reading comes from its own scheduler's clock (session 12 saw them disagree across warpgroups):
+  // compare a warpgroup's arrival with its own departure only.
   const std::uint64_t* r = &t[0];
-  std::printf("  trace workgroup 0 tail: joined %llu; k-group sync 1 wg0 %llu->%llu wg1 %llu->%llu; sync 2 wg0 %llu->%llu "
-              "wg1 %llu->%llu; stored %llu\n",
-              static_cast<unsigned long long>(r[6] - r[1]), static_cast<unsigned long long>(r[8] - r[1]),
-              static_cast<unsigned long long>(r[10] - r[1]), static_cast<unsigned long long>(r[9] - r[1]),
-              static_cast<unsigned long long>(r[11] - r[1]), static_cast<unsigned long long>(r[12] - r[1]),
-              static_cast<unsigned long long>(r[14] - r[1]), static_cast<unsigned long long>(r[13] - r[1]),
-              static_cast<unsigned long long>(r[15] - r[1]), static_cast<unsigned long long>(r[3] - r[1]));
+  std::printf("  trace workgroup 0 tail: joined %.0f; k-group sync 1 wg0 %.0f->%.0f wg1 %.0f->%.0f; sync 2 wg0 "
+              "%.0f->%.0f wg1 %.0f->%.0f; stored %.0f\n",
+              rel(r, 6), rel(r, 8), rel(r, 10), rel(r, 9), rel(r, 11), rel(r, 12), rel(r, 14), rel(r, 13), rel(r, 15),
+              rel(r, 3));
   std::printf("  trace workgroup 0, per stage (issued, landed; cycles from start):");
   for (int i = 0; i < std::min(stages, 24); ++i)
-    std::printf(" %llu/%llu", static_cast<unsigned long long>(r[bt::kTraceIssue + i] - r[1]),
-                static_cast<unsigned long long>(r[bt::kTraceLanded + i] - r[1]));
+    std::printf(" %.0f/%.0f", rel(r, bt::kTraceIssue + i), rel(r, bt::kTraceLanded + i));
   std::printf("\n");
 }
 

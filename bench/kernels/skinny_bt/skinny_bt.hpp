@@ -34,8 +34,10 @@ std::vector<Config> configs();
 std::string describe(const Config& c);
 // Timeline of a producer-warp run, kTraceWords words per workgroup (grid order): [0] start and [2] end in global ns,
 // [1] and [3] the same in the SM's clock; [4] and [5] the clock when consumer warpgroups 0 and 1 left the main
-// loop, [6] when both had, [7] when the k-group sum was in LDS; [kTraceIssue + i] the clock when stage i's copies were issued,
-// [kTraceLanded + i] when its consumer's wait for them returned (first kTraceStages stages).
+// loop, [6] when both had, [7] when the k-group sum was in LDS, [8 + 4 s + g] and [10 + 4 s + g] when warpgroup
+// g arrived at and left the k-group sum's barrier s (b-as-B layouts; a word left 0 was not recorded);
+// [kTraceIssue + i] the clock when stage i's copies were issued, [kTraceLanded + i] when its consumer's wait for
+// them returned (first kTraceStages stages).
 constexpr int kTraceWords = 256, kTraceIssue = 64, kTraceLanded = 128, kTraceStages = 64;
 // out[N, M] = a[N, K] b[M, K]^T (bf16, row-major, fp32 sums). Throws port::Error for a configuration with no
 // instance or a shape it cannot run (K not a multiple of 8). `trace`: null, or a device buffer of kTraceWords
