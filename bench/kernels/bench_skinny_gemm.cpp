@@ -5,8 +5,8 @@
 // L2 between launches. Prints one table with the ratios side by side. DSV4_BENCH_N/K/M select single shapes;
 // DSV4_BENCH_SWEEP=1 times every forced layout of both sm_90 tensor-core kernels and reports the fastest (=2 also
 // prints every layout's time and modelled cost, the data the plan's time model is fitted on);
-// DSV4_BENCH_KERNEL=mma|wgmma restricts the plans to one kernel; DSV4_BENCH_REDUCE=cluster|workspace the sweep's
-// split warpgroup layouts to one way of combining shards; DSV4_BENCH_CPS=3,5 the sweep's chunks per shard (default:
+// DSV4_BENCH_KERNEL=mma|wgmma|pw restricts the plans to one kernel (DSV4_BENCH_NO_PW=1: the split-K kernels only,
+// the model's choice among them); DSV4_BENCH_REDUCE=cluster|workspace the sweep's split warpgroup layouts to one way of combining shards; DSV4_BENCH_CPS=3,5 the sweep's chunks per shard (default:
 // every shard count, the shortest shard of each); DSV4_BENCH_SLICES=2,4 its output-row splits.
 // DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
 // DSV4_BENCH_BT=1 also times the prototype of bench/kernels/skinny_bt (b as the B operand at N >= 64, its
@@ -250,11 +250,16 @@ int main() {
     const char* e = std::getenv(var);
     return !e || std::atoi(e) == v;
   };
-  // DSV4_BENCH_KERNEL=mma|wgmma: only that tensor-core kernel (SkinnyOptions::force_kernel); default: the model's.
+  // DSV4_BENCH_KERNEL=mma|wgmma|pw: only that tensor-core kernel (SkinnyOptions::force_kernel); default: the plan's.
   const char* kernel_env = std::getenv("DSV4_BENCH_KERNEL");
-  const int force_kernel = !kernel_env ? 0 : (std::string(kernel_env) == "wgmma" ? 2 : 1);
+  const int force_kernel = !kernel_env                         ? 0
+                           : std::string(kernel_env) == "wgmma" ? 2
+                           : std::string(kernel_env) == "pw"    ? 3
+                                                                : 1;
   // DSV4_BENCH_NO_PDL=1: plain launches instead of programmatic dependent launches (SkinnyOptions::overlap_previous).
   const bool no_pdl = std::getenv("DSV4_BENCH_NO_PDL") != nullptr;
+  // DSV4_BENCH_NO_PW=1: the split-K kernels only (SkinnyOptions::allow_producer_warp = false), for an A/B.
+  const bool no_pw = std::getenv("DSV4_BENCH_NO_PW") != nullptr;
   for (int n : {1, 4, 16, 32, 64, 128})
     for (int k : {2048, 7168, 16384})
       for (int m : {1024, 4096, 7168}) {
@@ -266,6 +271,7 @@ int main() {
         sk::SkinnyOptions auto_opt;
         auto_opt.force_kernel = force_kernel;
         auto_opt.overlap_previous = !no_pdl;
+        auto_opt.allow_producer_warp = !no_pw;
         const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch, auto_opt);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
@@ -285,6 +291,11 @@ int main() {
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[256];
+          if (pl.producer_warp) {
+            std::snprintf(buf, sizeof buf, "producer-warp rows_of_a=%d ring=%dx%d grid=%lld", 8 * pl.mma_n_blocks,
+                          pl.mma_stages, pl.mma_panels, static_cast<long long>(pl.grid));
+            return std::string(buf);
+          }
           std::snprintf(buf, sizeof buf,
                         "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d slices=%dx%d grid=%lld per_SM=%d%s",
                         pl.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,

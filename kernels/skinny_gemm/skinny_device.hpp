@@ -53,6 +53,9 @@ KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
 // The warpgroup (wgmma) kernel for a plan's warpgroup tile (8·n_blocks rows of a, 64·m64 rows of b per warpgroup)
 // and ring slot count (skinny_gemm_wgmma.kernel.cpp; cuda and sim only).
 KernelFn wgmma_kernel(bool f16, int n_blocks, int m64, int stages);
+// The producer-warp kernel for 8·n_blocks rows of a and a ring of stages x panels (skinny_gemm_pw.kernel.cpp; cuda
+// and sim only).
+KernelFn producer_warp_kernel(bool f16, int n_blocks, int stages, int panels);
 
 // The output tile a workgroup owns and its K-shard. Workgroup b: tile index t = b % (tiles_m · n_slices) (its
 // counter and slab), shard b / (tiles_m · n_slices); M-tile t / n_slices and slice t % n_slices (the slices of an

@@ -34,6 +34,7 @@ struct SkinnyKernelArgs {
   int tm_shift = 0, readback_stage_shift = 0;
   bool mma = false;
   bool wgmma = false;  // the warpgroup kernel (mma_* then count warpgroups and 64-row tiles as 4 m_tiles)
+  bool producer_warp = false;  // the producer-warp kernel (mma_stages x mma_panels its ring)
   int mma_warps_m = 0, mma_warps_n = 0, mma_m_tiles = 0, mma_n_blocks = 0, mma_stages = 0, mma_panels = 0;
   std::size_t partial_offset = 0, partial_bytes = 0, counter_offset = 0, lds_bytes = 0;
   std::int64_t grid = 0;

@@ -198,7 +198,17 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
     throw port::Error("skinny_gemm: the MMA main loop (sm_90 plans) is not built for the hip backend [" +
                       plan.describe() + "]");
 #else
-  if (ka.wgmma) {
+  if (ka.producer_warp) {  // b as the MMA's A operand: boxes of 64 rows of b and all padded rows of a
+    kernel = detail::producer_warp_kernel(f16, ka.mma_n_blocks, ka.mma_stages, ka.mma_panels);
+    const int rows_a = 8 * ka.mma_n_blocks;
+    if (ka.mma_panels > 1) {
+      p.tmap_b = port::make_tensor_map_panels(io.b, s.m, s.k, s.k * 2, kPwTileM, ka.mma_panels);
+      p.tmap_a = port::make_tensor_map_panels(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a, ka.mma_panels);
+    } else {
+      p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, kPwTileM);
+      p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a);
+    }
+  } else if (ka.wgmma) {
     kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4, ka.mma_stages);
     p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, ka.tile_m);
     p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, 8 * ka.mma_n_blocks);

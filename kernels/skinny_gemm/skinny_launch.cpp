@@ -41,6 +41,7 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.readback_pass_outputs = plan.readback_pass_outputs;
   a.mma = plan.mma;
   a.wgmma = plan.wgmma;
+  a.producer_warp = plan.producer_warp;
   a.mma_warps_m = plan.mma_warps_m;
   a.mma_warps_n = plan.mma_warps_n;
   a.mma_m_tiles = plan.mma_m_tiles;

@@ -169,6 +169,101 @@ SkinnyPlan refuse(SkinnyPlan p, const std::string& why) {
   return p;
 }
 
+// Why no kernel takes the shape ("" when the skinny range admits it).
+std::string shape_refusal(const SkinnyShape& s) {
+  if (s.n < 1 || s.n > 128) return "N=" + std::to_string(s.n) + " outside the skinny range 1..128";
+  if (s.m < 1) return "M=" + std::to_string(s.m) + " must be >= 1";
+  if (s.k < 8 || s.k % kVec != 0) return "K=" + std::to_string(s.k) + " must be a positive multiple of 8";
+  if (s.row_stride_a() < s.k || s.row_stride_a() % kVec != 0)
+    return "row stride of a (" + std::to_string(s.row_stride_a()) + ") must be >= K=" + std::to_string(s.k) +
+           " and a multiple of 8 (16-byte rows)";
+  return "";
+}
+
+// Options that force a layout of the split-K kernels (the producer-warp kernel has one layout per shape).
+bool forces_a_layout(const SkinnyOptions& o) {
+  return o.force_chunkk != 0 || o.force_warps_m != 0 || o.force_chunks_per_shard != 0 || o.force_m_tiles != 0 ||
+         o.force_resident != 0 || o.force_slice_rows != 0 || o.force_cluster_reduce == 2;
+}
+
+// Whether a producer-warp grid of `tiles` workgroups fills at least 3/4 of the SMs.
+bool pw_grid_mostly_full(std::int64_t tiles, const port::ArchProfile& arch) {
+  return 4 * tiles >= 3 * static_cast<std::int64_t>(arch.compute_units);
+}
+
+// The producer-warp kernel's plan (skinny_plan.hpp, kPwMaxN): one shard, grid ceil(M / 64), the ring by kPwRings.
+// The fields the split-K protocol reads keep their one-shard values (counters and one slab are reserved as for
+// every one-shard plan; the kernel stores straight to the output).
+SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  SkinnyPlan p;
+  p.arch = arch.arch;
+  p.shape = s;
+  p.options = opt;
+  p.lds_capacity = arch.lds_bytes_per_block;
+  if (const std::string bad = shape_refusal(s); !bad.empty()) return refuse(p, bad);
+  if (arch.arch != port::Arch::sm_90)
+    return refuse(p, std::string("the producer-warp kernel (force_kernel=3) runs on sm_90 only, not ") + std::string(arch.name));
+  if (s.n > kPwMaxN)
+    return refuse(p, "the producer-warp kernel takes N <= " + std::to_string(kPwMaxN) + " (N=" + std::to_string(s.n) + ")");
+  if (opt.variant != SkinnyVariant::fixed)
+    return refuse(p, "the bug-zoo variants run the split-K kernels, not the producer-warp kernel");
+  if (forces_a_layout(opt))
+    return refuse(p, "the producer-warp kernel has one layout per shape: no force_chunkk, force_warps_m, "
+                     "force_chunks_per_shard, force_m_tiles, force_resident, force_slice_rows or cluster reduction");
+  const int rows = 8 * next_pow2(ceil_div(s.n, 8));
+  p.mma = true;
+  p.producer_warp = true;
+  p.n_p2 = std::max(16, rows);
+  p.slice_rows = rows;
+  p.n_slices = 1;
+  p.tile_m = kPwTileM;
+  p.tiles_m = ceil_div(s.m, kPwTileM);
+  p.m_padded = p.tiles_m * kPwTileM;
+  p.mma_warps_m = 1;
+  p.mma_warps_n = 1;
+  p.mma_m_tiles = kPwTileM / 16;
+  p.mma_n_blocks = rows / 8;
+  p.mma_resident = 1;
+  p.mma_model_cost = -1;  // not the model's choice
+  p.k_groups = 2;
+  const bool deep = s.k % kWgmmaPanelK != 0 || pw_grid_mostly_full(p.tiles_m, arch);
+  const PwRing ring = kPwRings[deep ? 1 : 0];
+  p.mma_stages = ring.stages;
+  p.mma_panels = ring.panels;
+  p.k_chunk = ring.panels * kWgmmaPanelK;  // one step of the ring
+  p.chunks_per_shard = static_cast<int>(ceil_div(s.k, p.k_chunk));
+  p.k_rnd = 1;
+  p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
+  p.cu_needed = p.tiles_m;
+  p.grid = p.tiles_m;
+  p.block = kPwThreads;
+  p.overlap_previous = opt.overlap_previous;
+  p.lds_main = static_cast<std::size_t>(ring.stages) * ring.panels * (kPwTileM + rows) * kWgmmaPanelK * 2 +
+               kWgmmaAlignSlack + static_cast<std::size_t>(ring.stages) * 16;  // full and empty barriers
+  p.lds_kreduce = static_cast<std::size_t>(kPwTileM * pw_red_stride(rows) + rows * kPwTileStride) * 4 + kWgmmaAlignSlack;
+  p.readback_pass_outputs = p.n_p2 * p.tile_m;
+  p.rows_per_n_tile = p.n_p2;
+  p.n_tiles = 1;
+  const std::size_t slab_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
+  p.readback_batch_shards = 1;
+  p.readback_batches = 1;
+  p.lds_readback = 0;  // nothing is read back
+  p.lds_alloc_bytes = std::max(p.lds_main, p.lds_kreduce);
+  p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
+  p.partial_bytes = slab_bytes * static_cast<std::size_t>(p.tiles_m);
+  p.workspace_need_bytes = kCounterRegionBytes + p.partial_bytes;
+  p.workspace_bytes = p.workspace_need_bytes;
+  if (p.lds_alloc_bytes > arch.lds_bytes_per_block)
+    return refuse(p, "LDS allocation " + std::to_string(p.lds_alloc_bytes) + " B exceeds " + std::string(arch.name) +
+                         " capacity " + std::to_string(arch.lds_bytes_per_block) + " B");
+  if (p.counter_bytes > kCounterRegionBytes || p.workspace_need_bytes > kMaxWorkspaceBytes)
+    return refuse(p, std::to_string(p.tiles_m) + " M-tiles need " + std::to_string(p.workspace_need_bytes) +
+                         " B of workspace > the limit " + std::to_string(kMaxWorkspaceBytes) + " B");
+  if (p.grid > 0x7fffffff) return refuse(p, "grid " + std::to_string(p.grid) + " exceeds 2^31-1 workgroups");
+  p.ok = true;
+  return p;
+}
+
 }  // namespace
 
 namespace {
@@ -183,13 +278,7 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   p.shape = s;
   p.options = opt;
   p.lds_capacity = arch.lds_bytes_per_block;
-  std::ostringstream why;
-  if (s.n < 1 || s.n > 128) return refuse(p, "N=" + std::to_string(s.n) + " outside the skinny range 1..128");
-  if (s.m < 1) return refuse(p, "M=" + std::to_string(s.m) + " must be >= 1");
-  if (s.k < 8 || s.k % kVec != 0) return refuse(p, "K=" + std::to_string(s.k) + " must be a positive multiple of 8");
-  if (s.row_stride_a() < s.k || s.row_stride_a() % kVec != 0)
-    return refuse(p, "row stride of a (" + std::to_string(s.row_stride_a()) + ") must be >= K=" +
-                         std::to_string(s.k) + " and a multiple of 8 (16-byte rows)");
+  if (const std::string bad = shape_refusal(s); !bad.empty()) return refuse(p, bad);
   if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
     return refuse(p, "force_chunkk must be 0, 1 or 2");
   if (opt.force_resident < 0 || opt.force_resident > 2)
@@ -197,9 +286,10 @@ SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, c
   if (opt.force_slice_rows != 0 && !wgmma)
     return refuse(p, "force_slice_rows=" + std::to_string(opt.force_slice_rows) +
                          ": output-row slices exist for the warpgroup kernel (sm_90) only");
-  if (opt.force_kernel < 0 || opt.force_kernel > 2 || (opt.force_kernel != 0 && arch.arch != port::Arch::sm_90))
+  if (opt.force_kernel < 0 || opt.force_kernel > 3 || (opt.force_kernel != 0 && arch.arch != port::Arch::sm_90))
     return refuse(p, "force_kernel=" + std::to_string(opt.force_kernel) +
-                         ": the tensor-core kernels (1 = m16n8k16, 2 = wgmma) exist for sm_90 plans only");
+                         ": the tensor-core kernels (1 = m16n8k16, 2 = wgmma, 3 = producer warp) exist for sm_90 "
+                         "plans only");
   if (opt.force_cluster_reduce < 0 || opt.force_cluster_reduce > 2)
     return refuse(p, "force_cluster_reduce=" + std::to_string(opt.force_cluster_reduce) + " must be 0, 1 or 2");
   if ((cluster || opt.force_cluster_reduce == 2) && !wgmma)
@@ -441,13 +531,21 @@ bool shortest_shard_of_its_count(std::int64_t chunks, std::int64_t cps) {
 }
 
 double skinny_model_us(const SkinnyPlan& p, const port::ArchProfile& arch, const SkinnyTimeModel& tm) {
-  if (!p.ok || !p.mma) return -1;
+  if (!p.ok || !p.mma || p.producer_warp) return -1;
   return mma_cost(p, ceil_div(p.shape.k, p.k_chunk), p.chunks_per_shard, arch.compute_units, tm);
 }
 
 int wgmma_unsliced_rows(std::int64_t n) { return 8 * next_pow2(ceil_div(std::max<std::int64_t>(n, 1), 8)); }
 
+bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  return arch.arch == port::Arch::sm_90 && opt.allow_producer_warp && opt.force_kernel == 0 && !forces_a_layout(opt) &&
+         opt.force_cluster_reduce == 0 && opt.variant == SkinnyVariant::fixed && s.n >= 1 && s.n <= kPwMaxN &&
+         kPwMinGridDivisor * ceil_div(s.m, kPwTileM) >= arch.compute_units &&
+         (s.k <= kPwMaxKPartialGrid || pw_grid_mostly_full(ceil_div(s.m, kPwTileM), arch)) && shape_refusal(s).empty();
+}
+
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  if (opt.force_kernel == 3 || producer_warp_preferred(s, arch, opt)) return producer_warp_plan(s, arch, opt);
   if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0, 0);
   // Tensor-core paths: every admitted layout of the m16n8k16 kernel (16-row tiles of b per warp from the N class's
   // choices; 4, 2 or 1 warps along M) and of the warpgroup kernel (1 or 2 tiles of 64 rows per warpgroup; 2 or 1
@@ -519,7 +617,10 @@ std::string SkinnyPlan::describe() const {
   o << "skinny_gemm[" << variant_name(options.variant) << "] " << port::profile(arch).name << " N=" << shape.n
     << " M=" << shape.m << " K=" << shape.k << " lda=" << shape.row_stride_a() << " " << elem_name(shape.dtype)
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
-  if (wgmma)
+  if (producer_warp)
+    o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 producer_warp b_tile=" << tile_m << " rows_of_a="
+      << 8 * mma_n_blocks << " ring=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK;
+  else if (wgmma)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 warpgroup_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks
       << " warpgroups=" << mma_warps_m << "x1 stages=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
       << " per_SM=" << mma_resident << " slices=" << n_slices << "x" << slice_rows

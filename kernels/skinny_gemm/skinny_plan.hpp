@@ -49,7 +49,8 @@ struct SkinnyOptions {
   int force_warps_m = 0;
   int force_chunks_per_shard = 0;
   int force_m_tiles = 0;  // 16-row tiles of b per warp (one of mma_m_tile_choices; 4 or 8 per warpgroup for wgmma)
-  // sm_90 only: which tensor-core kernel (0 = the cost model's choice, 1 = m16n8k16 warp tiles, 2 = wgmma warpgroups).
+  // sm_90 only: which tensor-core kernel (0 = the plan's choice: the producer-warp kernel where its rule admits the
+  // shape, else the cost model's; 1 = m16n8k16 warp tiles, 2 = wgmma warpgroups, 3 = the producer-warp kernel).
   int force_kernel = 0;
   // Warpgroup kernel: workgroups per SM its ring is sized for (0 = the cost model's choice; 1 or 2, at most what the
   // instance is built for). One per SM doubles the ring of an instance built for two: more bytes in flight.
@@ -65,6 +66,9 @@ struct SkinnyOptions {
   // 1 = workspace slabs and a counter, the last arriver reading them back; 2 = the shards of a tile form one
   // thread-block cluster and sum each other's partial from LDS, no workspace; at most max_cluster_blocks shards).
   int force_cluster_reduce = 0;
+  // sm_90: whether the plan may take the producer-warp kernel by its rule (kPwMaxN); false keeps the split-K kernels
+  // and the cost model's choice among them (the benchmark's A/B, DSV4_BENCH_NO_PW).
+  bool allow_producer_warp = true;
 };
 
 struct LdsPhase {
@@ -148,6 +152,31 @@ inline constexpr int kWgmmaMaxPanels = 4;  // panels per ring slot at most (two 
 // a x 64·m64 rows of b with n_blocks·m64 <= 4: at most 32 accumulators per thread), else one.
 constexpr int wgmma_blocks_per_sm(int n_blocks, int m64) { return n_blocks * m64 <= 4 ? 2 : 1; }
 inline constexpr std::size_t kWgmmaAlignSlack = 1024;
+// Producer-warp kernel (sm_90, skinny_gemm_pw.kernel.cpp, SkinnyPlan::producer_warp): b as the wgmma's A operand,
+// one workgroup per kPwTileM rows of b with all 8·mma_n_blocks (8, 16 or 32) padded rows of a, the whole K (one
+// shard): a producer warp fills a ring of per-slot full/empty barriers, two consumer warpgroups take alternate
+// steps. Its plan is not the time model's: make_plan takes it for N <= kPwMaxN when the grid of 64-row tiles is at
+// least SMs / kPwMinGridDivisor workgroups and, below 3/4 of the SMs, K <= kPwMaxKPartialGrid. On the H200 (session
+// 13, three runs each way, RESULTS_skinny_h200.md): 1.11-1.22x cuBLAS at M = 4096 with K <= 7168 where the split-K
+// kernels ran 0.87-1.12x, 0.96-1.09x at M = 7168; slower at M = 4096, K = 16384 (0.94-0.96x against 0.99-1.02x:
+// half the SMs stream 2 MB each at about the rate all of them reach with a split) and where the grid is small
+// (M = 1024 with K >= 7168: 0.55-0.77x in session 12's prototype), as it never splits K.
+inline constexpr int kPwMaxN = 32;
+inline constexpr std::int64_t kPwMaxKPartialGrid = 8192;
+inline constexpr int kPwThreads = 288;   // two consumer warpgroups and the producer warp
+inline constexpr int kPwTileM = 64;      // rows of b per workgroup (the wgmma's m)
+inline constexpr int kPwMinGridDivisor = 4;
+// Ring slots x 64-K panels per slot: [0] with one bulk copy per operand for the slot's panels (K % 64 == 0), where
+// the grid leaves SMs free (a workgroup's copy issue rate bounds it); [1] one panel, deeper, where the grid is at
+// least 3/4 of the SMs or K % 64 != 0 (the best prototype rings: 8x2 at M = 4096, 16x1 at M = 7168).
+struct PwRing {
+  int stages, panels;
+};
+inline constexpr PwRing kPwRings[2] = {{8, 2}, {16, 1}};
+// Epilogue LDS row strides (floats): the k-group exchange (64 rows of the accumulator tile) is padded so that a
+// warp's 8 rows x 4 float2 hit distinct banks; the transposed output tile (rows of a) keeps 16-byte rows.
+constexpr int pw_red_stride(int rows) { return rows + ((8 - rows) % 32 + 32) % 32; }
+inline constexpr int kPwTileStride = kPwTileM + 4;
 inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
 inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches
 inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass: 16 per thread
@@ -179,6 +208,8 @@ struct SkinnyPlan {
   // Tensor-core path (sm_90, see MmaWarpTile): LDS-staged operands, asynchronous-copy pipeline.
   bool mma = false;
   bool wgmma = false;     // the warpgroup kernel (see kWgmmaStages); the mma_* fields then count warpgroups
+  bool producer_warp = false;  // the producer-warp kernel (see kPwMaxN; wgmma false): mma_stages x mma_panels is its
+                               // ring, mma_n_blocks its rows of a / 8, k_groups 2 (its consumer warpgroups)
   int mma_warps_m = 0;    // warps along M (tile_m = 16 · mma_m_tiles · mma_warps_m)
   int mma_warps_n = 0;    // warps along N (8 · mma_n_blocks · mma_warps_n = padded N)
   int mma_m_tiles = 0;    // 16-row tiles of b per warp
@@ -275,7 +306,7 @@ struct SkinnyTimeModel {
 };
 
 // The model's cost of an admitted tensor-core plan (its layout and chunks per shard) under `tm`; -1 for plans
-// without tensor cores. make_plan's mma_model_cost is this with the default model.
+// without tensor cores and for the producer-warp kernel (chosen by its rule, not by the model). make_plan's mma_model_cost is this with the default model.
 double skinny_model_us(const SkinnyPlan& plan, const port::ArchProfile& arch, const SkinnyTimeModel& tm = {});
 
 // Whether `cps` chunks per shard is the shortest shard giving its shard count for `chunks` chunks: the only shard
@@ -288,6 +319,11 @@ int wgmma_unsliced_rows(std::int64_t n);
 
 // The plan of a shape on an arch profile. Never throws for a bad shape: returns ok=false with the reason.
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
+
+// Whether make_plan's own choice (allow_producer_warp, no option forcing a kernel or a layout) is the producer-warp
+// kernel: sm_90, N <= kPwMaxN, the fixed variant, a grid of ceil(M / 64) >= SMs / kPwMinGridDivisor workgroups, and
+// K <= kPwMaxKPartialGrid unless the grid is at least 3/4 of the SMs (where its ring is kPwRings[1]).
+bool producer_warp_preferred(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 
 // Dispatch predicate and workspace predicate: both read make_plan, nothing else.
 bool can_implement(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});

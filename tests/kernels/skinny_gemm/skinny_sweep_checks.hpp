@@ -41,4 +41,20 @@ inline void check_wgmma_sweep(WgmmaSweep which, const std::string& label, std::m
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
+// The producer-warp kernel's sweep (sweep_producer_warp): every case right, both rings and one-step runs reached,
+// the plan's own choice taken at its rule's smallest grid.
+inline void check_producer_warp_sweep(const std::string& label, std::mt19937_64& rng) {
+  sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
+  port::Stream st;
+  const PwSweep r = sweep_producer_warp(port::device_profile(), pool, st, rng);
+  for (const auto& f : r.failures) ADD_FAILURE() << f;
+  std::cout << label << " producer warp: " << r.cases << " cases (" << r.rings[0] << " and " << r.rings[1]
+            << " with each ring, " << r.one_step << " of one step), " << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 27);
+  EXPECT_EQ(r.chosen, 1);
+  EXPECT_GE(r.rings[0], 8);  // K = 1024 and K = 64 at M = 200 (4 workgroups): several panels per copy
+  EXPECT_GE(r.rings[1], 8);  // K % 64 != 0
+  EXPECT_GE(r.one_step, 8);
+}
+
 }  // namespace dsv4::test::skinny

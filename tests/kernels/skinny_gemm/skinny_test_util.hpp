@@ -337,4 +337,51 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
   return r;
 }
 
+// The producer-warp kernel (force_kernel = 3, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
+// padded rows), both rings of kPwRings (K % 64 == 0 with the grid's SMs mostly free: several panels per copy; K %
+// 64 != 0: one 2-D box per operand), one step only (the second consumer warpgroup idle; K = 64, and K = 8 with
+// the box mostly past K), M = 200 (a partial 64-row tile), both dtypes, every bias shape, padded a, some
+// misaligned outputs and bias (the epilogue's narrow stores); and the plan's own choice at the smallest grid its
+// rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor). cases counts the runs, rings[r] those with kPwRings[r].
+struct PwSweep {
+  int cases = 0, rings[2] = {0, 0}, one_step = 0, chosen = 0;
+  std::vector<std::string> failures;
+};
+inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
+                                   std::mt19937_64& rng) {
+  PwSweep r;
+  int idx = 0;
+  const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
+  auto run = [&](const sk::SkinnyShape& s, const sk::SkinnyOptions& o, bool chosen) {
+    const sk::SkinnyPlan plan = sk::make_plan(s, arch, o);
+    if (!plan.ok || !plan.producer_warp || plan.k_rnd != 1 || plan.grid != (s.m + 63) / 64) {
+      r.failures.push_back("not the producer-warp plan: " + plan.describe());
+      return;
+    }
+    ++r.cases;
+    r.chosen += chosen;
+    for (int ring = 0; ring < 2; ++ring)
+      r.rings[ring] += plan.mma_stages == sk::kPwRings[ring].stages && plan.mma_panels == sk::kPwRings[ring].panels;
+    r.one_step += plan.chunks_per_shard == 1;
+    const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 5 == 3, idx % 7 == 5);
+    if (!f.empty()) r.failures.push_back(f);
+  };
+  sk::SkinnyOptions forced;
+  forced.force_kernel = 3;
+  for (std::int64_t n : {1, 5, 8, 9, 16, 17, 31, 32})
+    for (std::int64_t k : {1024, 1032, 64, 8}) {
+      if ((k == 64 || k == 8) && n % 2 == 0) continue;  // one-step cases for half the row counts
+      sk::SkinnyShape s = sweep_shape(n, idx, biases[idx % 4]);
+      s.k = k;
+      if (s.lda != 0) s.lda = k + 40;
+      ++idx;
+      run(s, forced, false);
+    }
+  sk::SkinnyShape s = sweep_shape(20, idx, sk::BiasShape::m);
+  s.m = 64 * ((arch.compute_units + sk::kPwMinGridDivisor - 1) / sk::kPwMinGridDivisor);
+  s.k = 128;
+  run(s, {}, true);
+  return r;
+}
+
 }  // namespace dsv4::test::skinny

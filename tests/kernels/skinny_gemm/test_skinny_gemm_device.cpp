@@ -124,6 +124,13 @@ TEST(SkinnyDevice, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
   check_wgmma_sweep(WgmmaSweep::clusters, "[skinny device]", rng);
 }
 
+// The producer-warp kernel (sweep_producer_warp; sim: test_skinny_mma_sim).
+TEST(SkinnyDevice, ProducerWarpKernelMatchesReferencePerRow) {
+  SKINNY_REQUIRE_SM90_DEVICE();
+  auto rng = dsv4::test::rng_for_current_test();
+  check_producer_warp_sweep("[skinny device]", rng);
+}
+
 // Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU
 // faults on a misaligned 16-byte store; sim fails the launch the same way). Split plans on every profile, and the
 // one-shard epilogue of the tensor-core path (sm_90; the FMA path always goes through the readback).

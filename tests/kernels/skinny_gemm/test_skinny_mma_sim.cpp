@@ -153,6 +153,18 @@ TEST_F(SkinnyMmaSim, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
   EXPECT_TRUE(rep.empty()) << rep.to_string();
 }
 
+// The producer-warp kernel (sweep_producer_warp) under a random schedule with preemption at global accesses: the
+// sim's barriers have their real semantics, so a consumer reading a slot before its full barrier, a refill before
+// both readers released the slot, or an epilogue reusing the ring before the other warpgroup's MMAs are done is an
+// LDS race report, and a wrong parity or byte count a deadlock report.
+TEST_F(SkinnyMmaSim, ProducerWarpKernelMatchesReferencePerRow) {
+  auto rng = dsv4::test::rng_for_current_test();
+  use_random_schedule("skinny_producer_warp");
+  check_producer_warp_sweep("[skinny mma sim]", rng);
+  const auto rep = port::sim::take_report();
+  EXPECT_TRUE(rep.empty()) << rep.to_string();
+}
+
 // Random shapes on the warpgroup path with a random slicing (or the model's), a random shard length and bias:
 // every admitted plan must match the float64 reference per row. The seed line above a failure reproduces it.
 TEST_F(SkinnyMmaSim, RandomShapesWithRandomSlicesMatchReferencePerRow) {

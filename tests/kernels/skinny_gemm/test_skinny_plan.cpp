@@ -50,13 +50,23 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const int force = *rc::gen::element(0, 1, 2);
   sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, force};
   if (arch.arch == port::Arch::sm_90) {
-    opt.force_kernel = *rc::gen::element(0, 1, 2);  // model, m16n8k16, wgmma
+    opt.force_kernel = *rc::gen::element(0, 1, 2, 3);  // the plan's choice, m16n8k16, wgmma, producer warp
     opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
     if (opt.force_kernel == 2)  // any power of two from 8 to the padded N (0: the model's choice)
       opt.force_slice_rows = *rc::gen::element(0, 8, 16, 32, 64, 128) % (2 * sk::wgmma_unsliced_rows(s.n));
     // Shards combined by the model's choice, the workspace, or a cluster (warpgroup kernel, two chunks: K > 512).
     opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
     if ((s.k <= 512 || opt.force_kernel == 1) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
+  }
+  if (opt.force_kernel == 3) {  // one layout per shape: no other option forced; N <= 32 only
+    opt = sk::SkinnyOptions{};
+    opt.force_kernel = 3;
+    if (s.n > sk::kPwMaxN) {
+      const sk::SkinnyPlan r = sk::make_plan(s, arch, opt);
+      RC_ASSERT(!r.ok);
+      RC_ASSERT(r.reason.find("N <= 32") != std::string::npos);
+      return;
+    }
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
   // A forced cluster reduction is refused, by design, when no shard count runs its clusters in one wave.
@@ -121,7 +131,29 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
   RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
   if (opt.force_kernel != 0) RC_ASSERT(p.wgmma == (opt.force_kernel == 2));
-  if (p.wgmma) {
+  if (opt.force_kernel != 0) RC_ASSERT(p.producer_warp == (opt.force_kernel == 3));
+  if (opt.force_kernel == 0) RC_ASSERT(p.producer_warp == sk::producer_warp_preferred(s, arch, opt));
+  if (p.producer_warp) {
+    // Producer-warp kernel: one shard, one workgroup of 288 threads per 64 rows of b, one wgmma n (8, 16 or 32)
+    // covering N; its ring is one of kPwRings (several panels per copy only where K % 64 == 0); ring, barriers and
+    // the epilogue's LDS fit the allocation.
+    RC_ASSERT(p.mma && !p.wgmma && p.k_rnd == 1 && !p.cluster_reduce && p.n_slices == 1);
+    RC_ASSERT(s.n <= sk::kPwMaxN && p.slice_rows >= s.n && p.slice_rows == 8 * p.mma_n_blocks);
+    RC_ASSERT(p.mma_n_blocks == 1 || p.mma_n_blocks == 2 || p.mma_n_blocks == 4);
+    RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
+    RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 && p.block == sk::kPwThreads);
+    RC_ASSERT(ka.producer_warp && !ka.wgmma && ka.block == sk::kPwThreads);
+    bool known_ring = false;
+    for (const sk::PwRing& r : sk::kPwRings) known_ring |= r.stages == p.mma_stages && r.panels == p.mma_panels;
+    RC_ASSERT(known_ring);
+    if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(p.mma_panels == 1);
+    RC_ASSERT(p.k_shard >= s.k && p.k_shard - s.k < p.mma_panels * sk::kWgmmaPanelK);
+    const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (64 + p.slice_rows) * 128;
+    RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + p.mma_stages * 16);
+    RC_ASSERT(p.lds_kreduce >= (64 * sk::pw_red_stride(p.slice_rows) + p.slice_rows * sk::kPwTileStride) * 4 +
+                                   sk::kWgmmaAlignSlack);
+    RC_ASSERT(p.lds_kreduce <= ring);  // the epilogue reuses the ring, never the barriers after it
+  } else if (p.wgmma) {
     // Warpgroup path: 2 warpgroups tile the output along M and split the panels; 64-row tiles of b; the padded
     // rows of a are a power-of-two multiple of 8 that covers N; panels of 64 K divide the chunk, at most 4 (fixed
     // swizzled copy columns); every panel is whole 1 KiB swizzle atoms; the ring fits the one-block-per-SM budget.
@@ -418,6 +450,9 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
   const sk::SkinnyPlan best = sk::make_plan(s, port::kSm90);
   RC_ASSERT(best.ok);
   RC_ASSERT(best.mma);
+  // The producer-warp kernel is taken by its rule, outside the model (ProducerWarpIsTakenByItsRule).
+  RC_ASSERT(best.producer_warp == sk::producer_warp_preferred(s, port::kSm90));
+  if (best.producer_warp) return;
   for (int kernel : {1, 2})  // m16n8k16 warp tiles, wgmma warpgroup tiles
     for (int mt : {1, 2, 4, 8})
       for (int wm : {1, 2, 4}) {
@@ -432,4 +467,54 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
         RC_ASSERT(c.mma_warps_m == wm);
         RC_ASSERT(best.mma_model_cost <= c.mma_model_cost);
       }
+}
+
+// The producer-warp kernel is the plan's choice for N <= 32 on grids of at least SMs / 4 64-row tiles (the H200's
+// benchmark shapes M = 4096 and 7168, not M = 1024), below 3/4 of the SMs only up to K = 8192, with the deep
+// one-panel ring from 3/4 of the SMs or where K % 64 != 0; any forced layout option, another arch, N > 32 or a bug-zoo variant keeps the split-K kernels, and
+// forcing it where it cannot run is refused with the rule.
+TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
+  struct Case {
+    std::int64_t n, m, k;
+    bool pw;
+    int stages, panels;
+  };
+  const Case cases[] = {{1, 4096, 2048, true, 8, 2},    {32, 4096, 8192, true, 8, 2},  {32, 4096, 8200, false, 0, 0},
+                        {16, 7168, 7168, true, 16, 1},  {1, 7168, 16384, true, 16, 1}, {4, 4096, 2056, true, 16, 1},
+                        {17, 2112, 512, true, 8, 2},    {17, 2048, 512, false, 0, 0},  {1, 1024, 2048, false, 0, 0},
+                        {33, 7168, 2048, false, 0, 0},  {128, 4096, 2048, false, 0, 0}};
+  for (const Case& c : cases) {
+    const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
+    ASSERT_TRUE(p.ok) << p.describe();
+    EXPECT_EQ(p.producer_warp, c.pw) << p.describe();
+    if (c.pw) {
+      EXPECT_EQ(p.mma_stages, c.stages) << p.describe();
+      EXPECT_EQ(p.mma_panels, c.panels) << p.describe();
+      EXPECT_EQ(p.grid, (c.m + 63) / 64);
+      EXPECT_EQ(p.slice_rows, c.n <= 8 ? 8 : c.n <= 16 ? 16 : 32);
+    }
+  }
+  const sk::SkinnyShape s = shape_nmk(4, 4096, 2048);
+  sk::SkinnyOptions o;
+  o.force_kernel = 2;
+  EXPECT_TRUE(sk::make_plan(s, port::kSm90, o).wgmma);
+  o = {};
+  o.force_chunks_per_shard = 2;
+  EXPECT_FALSE(sk::make_plan(s, port::kSm90, o).producer_warp);
+  EXPECT_FALSE(sk::make_plan(s, port::kGfx950).producer_warp);
+  EXPECT_FALSE(sk::make_plan(s, port::kSm90, {sk::SkinnyVariant::readback_one_pass}).producer_warp);
+  o = {};
+  o.force_kernel = 3;
+  const sk::SkinnyPlan small = sk::make_plan(shape_nmk(4, 64, 64), port::kSm90, o);  // forced: any grid
+  EXPECT_TRUE(small.ok && small.producer_warp) << small.describe();
+  const sk::SkinnyPlan amd = sk::make_plan(s, port::kGfx950, o);
+  EXPECT_FALSE(amd.ok);
+  EXPECT_NE(amd.reason.find("sm_90"), std::string::npos) << amd.reason;
+  const sk::SkinnyPlan wide = sk::make_plan(shape_nmk(33, 4096, 2048), port::kSm90, o);
+  EXPECT_FALSE(wide.ok);
+  EXPECT_NE(wide.reason.find("N <= 32"), std::string::npos) << wide.reason;
+  o.force_slice_rows = 8;
+  const sk::SkinnyPlan layout = sk::make_plan(s, port::kSm90, o);
+  EXPECT_FALSE(layout.ok);
+  EXPECT_NE(layout.reason.find("one layout"), std::string::npos) << layout.reason;
 }

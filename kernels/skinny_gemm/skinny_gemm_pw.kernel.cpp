@@ -1,0 +1,191 @@
+// Producer-warp kernel of the skinny GEMM (plan.producer_warp, sm_90; chosen for N <= 32 on grids of at least a
+// quarter of the SMs, skinny_plan.hpp): b as the warpgroup MMA's A operand, one workgroup per 64 rows of b, all
+// NN = 8·n_blocks (8, 16 or 32 >= N) padded rows of a as the B operand, the whole K (no split); cuBLAS's layout at
+// these shapes (bench/kernels/data/cublas_kernels_h200.txt).
+//   * Warp 8, lane 0 (the producer) fills a ring of S slots of P 64-K panels: for step i it waits for slot i % S's
+//     "empty" barrier (from the second round on), announces the stage's bytes on its "full" barrier and issues one
+//     bulk copy per operand (P panels at once with a panel map, port::tma_load_panels; a 2-D box when P = 1, which
+//     also takes K % 64 != 0: the box past K arrives as zeros). Lanes 1-31 leave at once.
+//   * The two consumer warpgroups take alternate steps (warpgroup g: steps g, g + 2, ...: two k-groups), wait for
+//     the step's full barrier, run its MMAs, wait for them and release the slot at once (every thread arrives on
+//     the empty barrier: 128 arrivals).
+//   * Epilogue (consumers, named barrier 1): the two k-groups are summed split in halves through LDS (each
+//     warpgroup adds the other's half to its own: a commutative add, the same bits whichever warpgroup makes it),
+//     the sums go to LDS transposed (NN rows of 64 outputs) and every consumer thread stores one group of kEpiVec
+//     outputs of a row with store_output8 (bias in fp32, one rounding, 16-byte stores when aligned).
+// Session 12 (bench/kernels/RESULTS_skinny_h200.md) measured this design as a prototype: the issue rate of the
+// copies bounds a workgroup that streams alone (hence several panels per copy), a producer warp whose lanes all
+// poll ran 4-10 % slower, releasing a stage right after its MMAs beat keeping a batch in flight.
+// Invariants: every panel starts on a 1024-byte boundary (the ring does; a panel is (64 + NN) rows of 128 bytes);
+// the epilogue's LDS (kPwRedStride and kPwTileStride floats per row) lies inside the ring, which every consumer has
+// finished reading at named barrier 1; the barriers lie after the ring. Bit-identical run to run.
+#include <type_traits>
+
+#include "kernels/port/hip_port.hpp"
+#include "kernels/port/async_copy.hpp"  // skinny_device.hpp's readback (not used here)
+#include "kernels/port/grid_dependency.hpp"
+#include "kernels/port/named_barrier.hpp"
+#include "kernels/port/tma.hpp"
+#include "kernels/port/wgmma.hpp"
+#include "kernels/skinny_gemm/skinny_device.hpp"
+#include "kernels/skinny_gemm/skinny_plan.hpp"
+
+namespace dsv4::kernels::skinny::detail {
+
+#if !defined(DSV4_BACKEND_HIP)  // wgmma and named barriers exist on sm_90 only
+namespace {
+
+constexpr int kConsumers = 256;   // two warpgroups
+constexpr int kProducer = 256;    // thread index of the producer lane
+constexpr int kEpilogueBarrier = 1;
+
+// The epilogue: acc holds the 64 (rows of b: outputs m0..m0+63) x NN (rows of a: outputs n) tile of this
+// warpgroup's k-group in the wgmma accumulator layout (kernels/port/wgmma.hpp).
+template <bool F16, int NN>
+__device__ __forceinline__ void store_tile(const KParams& p, const float (&acc)[NN / 2], port::lds_ptr<float> red,
+                                           port::lds_ptr<float> tile, int tid) {
+  constexpr int H = NN / 4;  // accumulators per thread in each half (even: whole pairs)
+  constexpr int RS = pw_red_stride(NN), TS = kPwTileStride;
+  const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
+  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };  // m - m0
+  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };     // n
+  // Accumulator indices stay compile-time constants (a run-time index would put acc in local memory).
+  auto give = [&](auto half) {
+SKINNY_UNROLL
+    for (int j = half * H; j < (half + 1) * H; j += 2)
+      port::lds_store_as<float2>(red, row_of(j) * RS + col_of(j), make_float2(acc[j], acc[j + 1]));
+  };
+  auto sum = [&](auto half) {
+SKINNY_UNROLL
+    for (int j = half * H; j < (half + 1) * H; j += 2) {
+      const float2 o = port::lds_load_as<float2>(red, row_of(j) * RS + col_of(j));
+      tile[col_of(j) * TS + row_of(j)] = acc[j] + o.x;
+      tile[(col_of(j) + 1) * TS + row_of(j)] = acc[j + 1] + o.y;
+    }
+  };
+  if (grp == 0) give(std::integral_constant<int, 1>{});
+  else give(std::integral_constant<int, 0>{});
+  port::named_barrier_sync(kEpilogueBarrier, kConsumers);
+  if (grp == 0) sum(std::integral_constant<int, 0>{});
+  else sum(std::integral_constant<int, 1>{});
+  port::named_barrier_sync(kEpilogueBarrier, kConsumers);
+  const TileRef tr{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.x), 0, 0};
+  constexpr int kGroups = NN * (kPwTileM / kEpiVec);  // <= 256: one group per thread at most
+  static_assert(kGroups <= kConsumers, "one epilogue group per consumer thread");
+  if (tid < kGroups) {
+    const int n = tid / (kPwTileM / kEpiVec), q = tid % (kPwTileM / kEpiVec);
+    const float4 lo = port::lds_load_as<float4>(tile, n * TS + q * kEpiVec);
+    const float4 hi = port::lds_load_as<float4>(tile, n * TS + q * kEpiVec + 4);
+    store_output8<F16>(p, tr, n * kPwTileM + q * kEpiVec, Out8{{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}});
+  }
+}
+
+template <bool F16, int NN, int S, int P>
+__global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV4_GRID_CONSTANT KParams p) {
+  static_assert(NN == 8 || NN == 16 || NN == 32, "rows of a: one wgmma n of 8, 16 or 32");
+  constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
+  constexpr int PK = kWgmmaPanelK;
+  constexpr int STAGE = P * (kPwTileM + NN) * PK;  // elements per slot: P panels of b, then P panels of a
+  DSV4_LDS_DYNAMIC(std::uint16_t, smem);
+  const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
+  const int skip = port::lds_align_skip(smem);
+  const std::size_t ring_at = static_cast<std::size_t>(skip) * 2, bars_at = ring_at + std::size_t{S} * STAGE * 2;
+  auto ring = port::lds_carve<std::uint16_t>(smem, ring_at, static_cast<std::size_t>(S) * STAGE, "pw_stage_ring");
+  auto full = port::lds_carve<std::uint64_t>(smem, bars_at, S, "pw_full_barriers");
+  auto empty = port::lds_carve<std::uint64_t>(smem, bars_at + S * 8, S, "pw_empty_barriers");
+  if (tid == 0) {
+    port::tma_prefetch_descriptor(p.tmap_b);  // kernel parameters: safe before the previous grid completes
+    port::tma_prefetch_descriptor(p.tmap_a);
+    for (int s = 0; s < S; ++s) {
+      port::mbarrier_init(full, s, 1);
+      port::mbarrier_init(empty, s, 128);
+    }
+    port::mbarrier_init_fence();
+  }
+  __syncthreads();  // the last block-wide barrier: the producer's lanes 1-31 leave below
+  // Launched with programmatic dependent launch: the prologue above overlaps the previous kernel's end; nothing
+  // global before this wait.
+  port::wait_for_previous_grid();
+  const int nsteps = (p.k + P * PK - 1) / (P * PK);
+  const int m0 = static_cast<int>(blockIdx.x) * kPwTileM;
+
+  if (tid >= kConsumers) {  // the producer warp
+    if (tid != kProducer) return;
+    for (int i = 0; i < nsteps; ++i) {
+      const int slot = i % S;
+      if (i >= S) port::mbarrier_wait(empty, slot, (i / S - 1) & 1);  // both readers of round i / S - 1 are done
+      port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
+      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
+      if constexpr (P > 1) {
+        port::tma_load_panels(ring, at, p.tmap_b, m0, i * P, full, slot);
+        port::tma_load_panels(ring, at + P * kPwTileM * PK, p.tmap_a, 0, i * P, full, slot);
+      } else {
+        port::tma_load_2d(ring, at, p.tmap_b, i * PK, m0, full, slot);
+        port::tma_load_2d(ring, at + kPwTileM * PK, p.tmap_a, i * PK, 0, full, slot);
+      }
+    }
+    port::allow_next_grid();
+    return;
+  }
+
+  float acc[NN / 2];
+SKINNY_UNROLL
+  for (int j = 0; j < NN / 2; ++j) acc[j] = 0.f;
+  for (int i = grp; i < nsteps; i += 2) {
+    const int slot = i % S;
+    port::mbarrier_wait(full, slot, (i / S) & 1);
+    port::wgmma_pin(acc);
+    port::wgmma_fence();
+    const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
+SKINNY_UNROLL
+    for (int q = 0; q < P; ++q)
+SKINNY_UNROLL
+      for (int k16 = 0; k16 < PK / 16; ++k16)  // rows of a past N and K past the tensor are zeros in LDS
+        port::wgmma_m64k16<E, NN>(acc, ring, at + q * kPwTileM * PK, ring, at + P * kPwTileM * PK + q * NN * PK, k16,
+                                  true);
+    port::wgmma_commit();
+    port::wgmma_wait<0>();
+    port::wgmma_pin(acc);
+    port::mbarrier_arrive(empty, slot);  // release: this thread's reads of the slot are done
+  }
+  port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
+  port::named_barrier_sync(kEpilogueBarrier, kConsumers);  // both k-groups' MMAs are done: the ring is free
+  const std::size_t red_floats = std::size_t{kPwTileM} * pw_red_stride(NN);
+  store_tile<F16, NN>(p, acc, port::lds_carve<float>(smem, ring_at, red_floats, "pw_kgroup_exchange"),
+                      port::lds_carve<float>(smem, ring_at + red_floats * 4, static_cast<std::size_t>(NN) * kPwTileStride,
+                                             "pw_output_tile"),
+                      tid);
+}
+
+template <bool F16, int S, int P>
+KernelFn pick_rows(int n_blocks) {
+  switch (n_blocks) {
+    case 1: return &skinny_gemm_pw_kernel<F16, 8, S, P>;
+    case 2: return &skinny_gemm_pw_kernel<F16, 16, S, P>;
+    case 4: return &skinny_gemm_pw_kernel<F16, 32, S, P>;
+    default: return nullptr;
+  }
+}
+
+template <bool F16>
+KernelFn pick(int n_blocks, int stages, int panels) {
+  static_assert(kPwRings[0].stages == 8 && kPwRings[0].panels == 2 && kPwRings[1].stages == 16 &&
+                    kPwRings[1].panels == 1,
+                "one instance per ring of kPwRings");
+  if (stages == 8 && panels == 2) return pick_rows<F16, 8, 2>(n_blocks);
+  if (stages == 16 && panels == 1) return pick_rows<F16, 16, 1>(n_blocks);
+  return nullptr;
+}
+
+}  // namespace
+
+KernelFn producer_warp_kernel(bool f16, int n_blocks, int stages, int panels) {
+  const KernelFn k = f16 ? pick<true>(n_blocks, stages, panels) : pick<false>(n_blocks, stages, panels);
+  if (!k)
+    throw port::Error("skinny_gemm: no producer-warp kernel is instantiated for " + std::to_string(8 * n_blocks) +
+                      " rows of a with a ring of " + std::to_string(stages) + "x" + std::to_string(panels) + " panels");
+  return k;
+}
+#endif  // !DSV4_BACKEND_HIP
+
+}  // namespace dsv4::kernels::skinny::detail
