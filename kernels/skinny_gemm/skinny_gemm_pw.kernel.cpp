@@ -1,7 +1,7 @@
 // Producer-warp kernel of the skinny GEMM (plan.producer_warp, sm_90; chosen for N <= 32 on grids of at least a
-// quarter of the SMs, skinny_plan.hpp): b as the warpgroup MMA's A operand, one workgroup per 64 rows of b, all
-// NN = 8·n_blocks (8, 16 or 32 >= N) padded rows of a as the B operand, the whole K (no split); cuBLAS's layout at
-// these shapes (bench/kernels/data/cublas_kernels_h200.txt).
+// quarter of the SMs, skinny_plan.hpp; force_kernel = 3 for any N): b as the warpgroup MMA's A operand, one
+// workgroup per 64 rows of b, all NN = 8·n_blocks (8 to 128 >= N) padded rows of a as the B operand, the whole K
+// (no split); cuBLAS's layout at N <= 32 (bench/kernels/data/cublas_kernels_h200.txt).
 //   * Warp 8, lane 0 (the producer) fills a ring of S slots of P 64-K panels: for step i it waits for slot i % S's
 //     "empty" barrier (from the second round on), announces the stage's bytes on its "full" barrier and issues one
 //     bulk copy per operand (P panels at once with a panel map, port::tma_load_panels; a 2-D box when P = 1, which
@@ -70,10 +70,9 @@ SKINNY_UNROLL
   else sum(std::integral_constant<int, 1>{});
   port::named_barrier_sync(kEpilogueBarrier, kConsumers);
   const TileRef tr{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.x), 0, 0};
-  constexpr int kGroups = NN * (kPwTileM / kEpiVec);  // <= 256: one group per thread at most
-  static_assert(kGroups <= kConsumers, "one epilogue group per consumer thread");
-  if (tid < kGroups) {
-    const int n = tid / (kPwTileM / kEpiVec), q = tid % (kPwTileM / kEpiVec);
+  constexpr int kGroups = NN * (kPwTileM / kEpiVec);
+  for (int gi = tid; gi < kGroups; gi += kConsumers) {
+    const int n = gi / (kPwTileM / kEpiVec), q = gi % (kPwTileM / kEpiVec);
     const float4 lo = port::lds_load_as<float4>(tile, n * TS + q * kEpiVec);
     const float4 hi = port::lds_load_as<float4>(tile, n * TS + q * kEpiVec + 4);
     store_output8<F16>(p, tr, n * kPwTileM + q * kEpiVec, Out8{{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}});
@@ -82,7 +81,7 @@ SKINNY_UNROLL
 
 template <bool F16, int NN, int S, int P>
 __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV4_GRID_CONSTANT KParams p) {
-  static_assert(NN == 8 || NN == 16 || NN == 32, "rows of a: one wgmma n of 8, 16 or 32");
+  static_assert(NN == 8 || NN == 16 || NN == 32 || NN == 64 || NN == 128, "rows of a: one wgmma n of 8 to 128");
   constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
   constexpr int PK = kWgmmaPanelK;
   constexpr int STAGE = P * (kPwTileM + NN) * PK;  // elements per slot: P panels of b, then P panels of a
@@ -157,24 +156,25 @@ SKINNY_UNROLL
                       tid);
 }
 
-template <bool F16, int S, int P>
-KernelFn pick_rows(int n_blocks) {
-  switch (n_blocks) {
-    case 1: return &skinny_gemm_pw_kernel<F16, 8, S, P>;
-    case 2: return &skinny_gemm_pw_kernel<F16, 16, S, P>;
-    case 4: return &skinny_gemm_pw_kernel<F16, 32, S, P>;
-    default: return nullptr;
-  }
+// One instance per row count of a and ring of pw_ring (both forms).
+template <bool F16, int NN>
+KernelFn pick_ring(int stages, int panels) {
+  constexpr PwRing wide = pw_ring(NN, true), deep = pw_ring(NN, false);
+  if (stages == wide.stages && panels == wide.panels) return &skinny_gemm_pw_kernel<F16, NN, wide.stages, wide.panels>;
+  if (stages == deep.stages && panels == deep.panels) return &skinny_gemm_pw_kernel<F16, NN, deep.stages, deep.panels>;
+  return nullptr;
 }
 
 template <bool F16>
 KernelFn pick(int n_blocks, int stages, int panels) {
-  static_assert(kPwRings[0].stages == 8 && kPwRings[0].panels == 2 && kPwRings[1].stages == 16 &&
-                    kPwRings[1].panels == 1,
-                "one instance per ring of kPwRings");
-  if (stages == 8 && panels == 2) return pick_rows<F16, 8, 2>(n_blocks);
-  if (stages == 16 && panels == 1) return pick_rows<F16, 16, 1>(n_blocks);
-  return nullptr;
+  switch (n_blocks) {
+    case 1: return pick_ring<F16, 8>(stages, panels);
+    case 2: return pick_ring<F16, 16>(stages, panels);
+    case 4: return pick_ring<F16, 32>(stages, panels);
+    case 8: return pick_ring<F16, 64>(stages, panels);
+    case 16: return pick_ring<F16, 128>(stages, panels);
+    default: return nullptr;
+  }
 }
 
 }  // namespace

@@ -191,7 +191,7 @@ bool pw_grid_mostly_full(std::int64_t tiles, const port::ArchProfile& arch) {
   return 4 * tiles >= 3 * static_cast<std::int64_t>(arch.compute_units);
 }
 
-// The producer-warp kernel's plan (skinny_plan.hpp, kPwMaxN): one shard, grid ceil(M / 64), the ring by kPwRings.
+// The producer-warp kernel's plan (skinny_plan.hpp, kPwTileM): one shard, grid ceil(M / 64), the ring by pw_ring.
 // The fields the split-K protocol reads keep their one-shard values (counters and one slab are reserved as for
 // every one-shard plan; the kernel stores straight to the output).
 SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
@@ -203,8 +203,6 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   if (const std::string bad = shape_refusal(s); !bad.empty()) return refuse(p, bad);
   if (arch.arch != port::Arch::sm_90)
     return refuse(p, std::string("the producer-warp kernel (force_kernel=3) runs on sm_90 only, not ") + std::string(arch.name));
-  if (s.n > kPwMaxN)
-    return refuse(p, "the producer-warp kernel takes N <= " + std::to_string(kPwMaxN) + " (N=" + std::to_string(s.n) + ")");
   if (opt.variant != SkinnyVariant::fixed)
     return refuse(p, "the bug-zoo variants run the split-K kernels, not the producer-warp kernel");
   if (forces_a_layout(opt))
@@ -227,7 +225,7 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   p.mma_model_cost = -1;  // not the model's choice
   p.k_groups = 2;
   const bool deep = s.k % kWgmmaPanelK != 0 || pw_grid_mostly_full(p.tiles_m, arch);
-  const PwRing ring = kPwRings[deep ? 1 : 0];
+  const PwRing ring = pw_ring(rows, !deep);
   p.mma_stages = ring.stages;
   p.mma_panels = ring.panels;
   p.k_chunk = ring.panels * kWgmmaPanelK;  // one step of the ring
@@ -538,10 +536,13 @@ double skinny_model_us(const SkinnyPlan& p, const port::ArchProfile& arch, const
 int wgmma_unsliced_rows(std::int64_t n) { return 8 * next_pow2(ceil_div(std::max<std::int64_t>(n, 1), 8)); }
 
 bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
-  return arch.arch == port::Arch::sm_90 && opt.allow_producer_warp && opt.force_kernel == 0 && !forces_a_layout(opt) &&
-         opt.force_cluster_reduce == 0 && opt.variant == SkinnyVariant::fixed && s.n >= 1 && s.n <= kPwMaxN &&
-         kPwMinGridDivisor * ceil_div(s.m, kPwTileM) >= arch.compute_units &&
-         (s.k <= kPwMaxKPartialGrid || pw_grid_mostly_full(ceil_div(s.m, kPwTileM), arch)) && shape_refusal(s).empty();
+  if (arch.arch != port::Arch::sm_90 || !opt.allow_producer_warp || opt.force_kernel != 0 || forces_a_layout(opt) ||
+      opt.force_cluster_reduce != 0 || opt.variant != SkinnyVariant::fixed || !shape_refusal(s).empty())
+    return false;
+  const std::int64_t tiles = ceil_div(s.m, kPwTileM);
+  if (pw_grid_mostly_full(tiles, arch)) return true;
+  return wgmma_unsliced_rows(s.n) <= kPwMaxRowsPartialGrid && kPwMinGridDivisor * tiles >= arch.compute_units &&
+         s.k <= kPwMaxKPartialGrid;
 }
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {

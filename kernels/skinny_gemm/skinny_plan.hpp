@@ -66,7 +66,7 @@ struct SkinnyOptions {
   // 1 = workspace slabs and a counter, the last arriver reading them back; 2 = the shards of a tile form one
   // thread-block cluster and sum each other's partial from LDS, no workspace; at most max_cluster_blocks shards).
   int force_cluster_reduce = 0;
-  // sm_90: whether the plan may take the producer-warp kernel by its rule (kPwMaxN); false keeps the split-K kernels
+  // sm_90: whether the plan may take the producer-warp kernel by its rule (kPwTileM); false keeps the split-K kernels
   // and the cost model's choice among them (the benchmark's A/B, DSV4_BENCH_NO_PW).
   bool allow_producer_warp = true;
 };
@@ -153,26 +153,33 @@ inline constexpr int kWgmmaMaxPanels = 4;  // panels per ring slot at most (two 
 constexpr int wgmma_blocks_per_sm(int n_blocks, int m64) { return n_blocks * m64 <= 4 ? 2 : 1; }
 inline constexpr std::size_t kWgmmaAlignSlack = 1024;
 // Producer-warp kernel (sm_90, skinny_gemm_pw.kernel.cpp, SkinnyPlan::producer_warp): b as the wgmma's A operand,
-// one workgroup per kPwTileM rows of b with all 8·mma_n_blocks (8, 16 or 32) padded rows of a, the whole K (one
-// shard): a producer warp fills a ring of per-slot full/empty barriers, two consumer warpgroups take alternate
-// steps. Its plan is not the time model's: make_plan takes it for N <= kPwMaxN when the grid of 64-row tiles is at
-// least SMs / kPwMinGridDivisor workgroups and, below 3/4 of the SMs, K <= kPwMaxKPartialGrid. On the H200 (session
-// 13, three runs each way, RESULTS_skinny_h200.md): 1.11-1.22x cuBLAS at M = 4096 with K <= 7168 where the split-K
-// kernels ran 0.87-1.12x, 0.96-1.09x at M = 7168; slower at M = 4096, K = 16384 (0.94-0.96x against 0.99-1.02x:
-// half the SMs stream 2 MB each at about the rate all of them reach with a split) and where the grid is small
-// (M = 1024 with K >= 7168: 0.55-0.77x in session 12's prototype), as it never splits K.
-inline constexpr int kPwMaxN = 32;
+// one workgroup per kPwTileM rows of b with all 8·mma_n_blocks (8, 16, 32, 64 or 128) padded rows of a, the whole K
+// (one shard): a producer warp fills a ring of per-slot full/empty barriers, two consumer warpgroups take alternate
+// steps. Its plan is not the time model's: make_plan takes it (producer_warp_preferred) when its grid of 64-row
+// tiles fills at least 3/4 of the SMs, and for up to kPwMaxRowsPartialGrid padded rows of a (N <= 64) also from
+// SMs / kPwMinGridDivisor workgroups with K <= kPwMaxKPartialGrid. On the H200 (session 13, two or three runs each
+// way, RESULTS_skinny_h200.md), against the split-K kernels: N <= 32: 1.11-1.22x cuBLAS at M = 4096 with K <= 7168
+// (split-K 0.87-1.12x), 0.96-1.09x at M = 7168; N = 64: 0.93-0.99x at M = 4096 with K <= 7168 and at M = 7168
+// (split-K 0.85-0.96x); N = 128, M = 7168: 0.86-1.03x (0.73-0.95x). Slower at M = 4096 with K = 16384 (0.94-0.96x
+// against 0.99-1.02x at N <= 32: half the SMs stream 2 MB each at about the rate all of them reach with a split),
+// N = 128 at M = 4096 (0.76-0.81x against 0.79-0.97x) and where the grid is small (M = 1024: 0.36-0.83x), as it
+// never splits K.
+inline constexpr int kPwMaxRowsPartialGrid = 64;
 inline constexpr std::int64_t kPwMaxKPartialGrid = 8192;
 inline constexpr int kPwThreads = 288;   // two consumer warpgroups and the producer warp
 inline constexpr int kPwTileM = 64;      // rows of b per workgroup (the wgmma's m)
 inline constexpr int kPwMinGridDivisor = 4;
-// Ring slots x 64-K panels per slot: [0] with one bulk copy per operand for the slot's panels (K % 64 == 0), where
-// the grid leaves SMs free (a workgroup's copy issue rate bounds it); [1] one panel, deeper, where the grid is at
-// least 3/4 of the SMs or K % 64 != 0 (the best prototype rings: 8x2 at M = 4096, 16x1 at M = 7168).
+// Ring slots x 64-K panels per slot for `rows` padded rows of a: `wide`, with one bulk copy per operand for the
+// slot's 2 panels (K % 64 == 0), where the grid leaves SMs free (a workgroup's copy issue rate bounds it); else one
+// panel per slot, twice as deep (the grid is at least 3/4 of the SMs, or K % 64 != 0). The best prototype rings at
+// rows <= 32: 8x2 at M = 4096, 16x1 at M = 7168; more rows keep the ring at 192 KiB.
 struct PwRing {
   int stages, panels;
 };
-inline constexpr PwRing kPwRings[2] = {{8, 2}, {16, 1}};
+constexpr PwRing pw_ring(int rows, bool wide) {
+  const int slots = rows <= 32 ? 16 : rows == 64 ? 12 : 8;  // one-panel slots in 192 KiB (8 at 64 + 128 rows)
+  return wide ? PwRing{slots / 2, 2} : PwRing{slots, 1};
+}
 // Epilogue LDS row strides (floats): the k-group exchange (64 rows of the accumulator tile) is padded so that a
 // warp's 8 rows x 4 float2 hit distinct banks; the transposed output tile (rows of a) keeps 16-byte rows.
 constexpr int pw_red_stride(int rows) { return rows + ((8 - rows) % 32 + 32) % 32; }
@@ -208,7 +215,7 @@ struct SkinnyPlan {
   // Tensor-core path (sm_90, see MmaWarpTile): LDS-staged operands, asynchronous-copy pipeline.
   bool mma = false;
   bool wgmma = false;     // the warpgroup kernel (see kWgmmaStages); the mma_* fields then count warpgroups
-  bool producer_warp = false;  // the producer-warp kernel (see kPwMaxN; wgmma false): mma_stages x mma_panels is its
+  bool producer_warp = false;  // the producer-warp kernel (see kPwTileM; wgmma false): mma_stages x mma_panels is its
                                // ring, mma_n_blocks its rows of a / 8, k_groups 2 (its consumer warpgroups)
   int mma_warps_m = 0;    // warps along M (tile_m = 16 · mma_m_tiles · mma_warps_m)
   int mma_warps_n = 0;    // warps along N (8 · mma_n_blocks · mma_warps_n = padded N)
@@ -321,8 +328,8 @@ int wgmma_unsliced_rows(std::int64_t n);
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 
 // Whether make_plan's own choice (allow_producer_warp, no option forcing a kernel or a layout) is the producer-warp
-// kernel: sm_90, N <= kPwMaxN, the fixed variant, a grid of ceil(M / 64) >= SMs / kPwMinGridDivisor workgroups, and
-// K <= kPwMaxKPartialGrid unless the grid is at least 3/4 of the SMs (where its ring is kPwRings[1]).
+// kernel: sm_90, the fixed variant, and a grid of ceil(M / 64) workgroups of at least 3/4 of the SMs, or with at
+// most kPwMaxRowsPartialGrid padded rows of a at least SMs / kPwMinGridDivisor with K <= kPwMaxKPartialGrid.
 bool producer_warp_preferred(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 
 // Dispatch predicate and workspace predicate: both read make_plan, nothing else.

@@ -338,13 +338,14 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
 }
 
 // The producer-warp kernel (force_kernel = 3, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
-// padded rows), both rings of kPwRings (K % 64 == 0 with the grid's SMs mostly free: several panels per copy; K %
-// 64 != 0: one 2-D box per operand), one step only (the second consumer warpgroup idle; K = 64, and K = 8 with
-// the box mostly past K), M = 200 (a partial 64-row tile), both dtypes, every bias shape, padded a, some
-// misaligned outputs and bias (the epilogue's narrow stores); and the plan's own choice at the smallest grid its
-// rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor). cases counts the runs, rings[r] those with kPwRings[r].
+// padded rows, N = 33..128 over 64 and 128, which only a forced plan takes), both rings of pw_ring (K % 64 == 0
+// with the grid's SMs mostly free: several panels per copy; K % 64 != 0: one 2-D box per operand), one step only
+// (the second consumer warpgroup idle; K = 64, and K = 8 with the box mostly past K), M = 200 (a partial 64-row
+// tile), both dtypes, every bias shape, padded a, some misaligned outputs and bias (the epilogue's narrow stores);
+// and the plan's own choice at the smallest grid its rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor). cases
+// counts the runs, wide and deep those with each ring.
 struct PwSweep {
-  int cases = 0, rings[2] = {0, 0}, one_step = 0, chosen = 0;
+  int cases = 0, wide = 0, deep = 0, one_step = 0, chosen = 0;
   std::vector<std::string> failures;
 };
 inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
@@ -360,15 +361,16 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     }
     ++r.cases;
     r.chosen += chosen;
-    for (int ring = 0; ring < 2; ++ring)
-      r.rings[ring] += plan.mma_stages == sk::kPwRings[ring].stages && plan.mma_panels == sk::kPwRings[ring].panels;
+    const sk::PwRing wide = sk::pw_ring(plan.slice_rows, true), deep = sk::pw_ring(plan.slice_rows, false);
+    r.wide += plan.mma_stages == wide.stages && plan.mma_panels == wide.panels;
+    r.deep += plan.mma_stages == deep.stages && plan.mma_panels == deep.panels;
     r.one_step += plan.chunks_per_shard == 1;
     const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 5 == 3, idx % 7 == 5);
     if (!f.empty()) r.failures.push_back(f);
   };
   sk::SkinnyOptions forced;
   forced.force_kernel = 3;
-  for (std::int64_t n : {1, 5, 8, 9, 16, 17, 31, 32})
+  for (std::int64_t n : {1, 5, 8, 9, 16, 17, 31, 32, 33, 64, 100, 128})
     for (std::int64_t k : {1024, 1032, 64, 8}) {
       if ((k == 64 || k == 8) && n % 2 == 0) continue;  // one-step cases for half the row counts
       sk::SkinnyShape s = sweep_shape(n, idx, biases[idx % 4]);

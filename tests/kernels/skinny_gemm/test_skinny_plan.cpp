@@ -58,15 +58,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
     if ((s.k <= 512 || opt.force_kernel == 1) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
   }
-  if (opt.force_kernel == 3) {  // one layout per shape: no other option forced; N <= 32 only
+  if (opt.force_kernel == 3) {  // one layout per shape: no other option forced
     opt = sk::SkinnyOptions{};
     opt.force_kernel = 3;
-    if (s.n > sk::kPwMaxN) {
-      const sk::SkinnyPlan r = sk::make_plan(s, arch, opt);
-      RC_ASSERT(!r.ok);
-      RC_ASSERT(r.reason.find("N <= 32") != std::string::npos);
-      return;
-    }
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
   // A forced cluster reduction is refused, by design, when no shard count runs its clusters in one wave.
@@ -134,17 +128,20 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   if (opt.force_kernel != 0) RC_ASSERT(p.producer_warp == (opt.force_kernel == 3));
   if (opt.force_kernel == 0) RC_ASSERT(p.producer_warp == sk::producer_warp_preferred(s, arch, opt));
   if (p.producer_warp) {
-    // Producer-warp kernel: one shard, one workgroup of 288 threads per 64 rows of b, one wgmma n (8, 16 or 32)
-    // covering N; its ring is one of kPwRings (several panels per copy only where K % 64 == 0); ring, barriers and
-    // the epilogue's LDS fit the allocation.
+    // Producer-warp kernel: one shard, one workgroup of 288 threads per 64 rows of b, one wgmma n (8 to 128)
+    // covering N; its ring is one of pw_ring's two for its rows (several panels per copy
+    // only where K % 64 == 0); ring, barriers and the epilogue's LDS fit the allocation.
     RC_ASSERT(p.mma && !p.wgmma && p.k_rnd == 1 && !p.cluster_reduce && p.n_slices == 1);
-    RC_ASSERT(s.n <= sk::kPwMaxN && p.slice_rows >= s.n && p.slice_rows == 8 * p.mma_n_blocks);
-    RC_ASSERT(p.mma_n_blocks == 1 || p.mma_n_blocks == 2 || p.mma_n_blocks == 4);
+    RC_ASSERT(p.slice_rows >= s.n && p.slice_rows == 8 * p.mma_n_blocks);
+    RC_ASSERT(p.mma_n_blocks >= 1 && p.mma_n_blocks <= 16 && (p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
     RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 && p.block == sk::kPwThreads);
     RC_ASSERT(ka.producer_warp && !ka.wgmma && ka.block == sk::kPwThreads);
     bool known_ring = false;
-    for (const sk::PwRing& r : sk::kPwRings) known_ring |= r.stages == p.mma_stages && r.panels == p.mma_panels;
+    for (bool wide : {true, false}) {
+      const sk::PwRing r = sk::pw_ring(p.slice_rows, wide);
+      known_ring |= r.stages == p.mma_stages && r.panels == p.mma_panels;
+    }
     RC_ASSERT(known_ring);
     if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(p.mma_panels == 1);
     RC_ASSERT(p.k_shard >= s.k && p.k_shard - s.k < p.mma_panels * sk::kWgmmaPanelK);
@@ -469,20 +466,23 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
       }
 }
 
-// The producer-warp kernel is the plan's choice for N <= 32 on grids of at least SMs / 4 64-row tiles (the H200's
-// benchmark shapes M = 4096 and 7168, not M = 1024), below 3/4 of the SMs only up to K = 8192, with the deep
-// one-panel ring from 3/4 of the SMs or where K % 64 != 0; any forced layout option, another arch, N > 32 or a bug-zoo variant keeps the split-K kernels, and
-// forcing it where it cannot run is refused with the rule.
+// The producer-warp kernel is the plan's choice on grids of at least 3/4 of the SMs in 64-row tiles (M >= 6336 on
+// the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles (M >= 2112) with K <= 8192; its deep one-panel ring
+// from 3/4 of the SMs or where K % 64 != 0; any forced layout option, another arch or a bug-zoo variant keeps the
+// split-K kernels; forced (force_kernel = 3) it takes any N on sm_90 and is refused elsewhere or with a forced
+// layout, naming the rule.
 TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   struct Case {
     std::int64_t n, m, k;
     bool pw;
     int stages, panels;
   };
-  const Case cases[] = {{1, 4096, 2048, true, 8, 2},    {32, 4096, 8192, true, 8, 2},  {32, 4096, 8200, false, 0, 0},
-                        {16, 7168, 7168, true, 16, 1},  {1, 7168, 16384, true, 16, 1}, {4, 4096, 2056, true, 16, 1},
-                        {17, 2112, 512, true, 8, 2},    {17, 2048, 512, false, 0, 0},  {1, 1024, 2048, false, 0, 0},
-                        {33, 7168, 2048, false, 0, 0},  {128, 4096, 2048, false, 0, 0}};
+  const Case cases[] = {{1, 4096, 2048, true, 8, 2},    {32, 4096, 8192, true, 8, 2},   {32, 4096, 8200, false, 0, 0},
+                        {16, 7168, 7168, true, 16, 1},  {1, 7168, 16384, true, 16, 1},  {4, 4096, 2056, true, 16, 1},
+                        {17, 2112, 512, true, 8, 2},    {17, 2048, 512, false, 0, 0},   {1, 1024, 2048, false, 0, 0},
+                        {64, 4096, 7168, true, 6, 2},   {33, 7168, 2048, true, 12, 1},  {64, 4096, 16384, false, 0, 0},
+                        {128, 7168, 16384, true, 8, 1}, {65, 6336, 2048, true, 8, 1},   {128, 4096, 2048, false, 0, 0},
+                        {100, 6272, 2048, false, 0, 0}, {64, 1024, 2048, false, 0, 0}};
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
     ASSERT_TRUE(p.ok) << p.describe();
@@ -491,7 +491,7 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       EXPECT_EQ(p.mma_stages, c.stages) << p.describe();
       EXPECT_EQ(p.mma_panels, c.panels) << p.describe();
       EXPECT_EQ(p.grid, (c.m + 63) / 64);
-      EXPECT_EQ(p.slice_rows, c.n <= 8 ? 8 : c.n <= 16 ? 16 : 32);
+      EXPECT_EQ(p.slice_rows, sk::wgmma_unsliced_rows(c.n));
     }
   }
   const sk::SkinnyShape s = shape_nmk(4, 4096, 2048);
@@ -510,9 +510,8 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   const sk::SkinnyPlan amd = sk::make_plan(s, port::kGfx950, o);
   EXPECT_FALSE(amd.ok);
   EXPECT_NE(amd.reason.find("sm_90"), std::string::npos) << amd.reason;
-  const sk::SkinnyPlan wide = sk::make_plan(shape_nmk(33, 4096, 2048), port::kSm90, o);
-  EXPECT_FALSE(wide.ok);
-  EXPECT_NE(wide.reason.find("N <= 32"), std::string::npos) << wide.reason;
+  const sk::SkinnyPlan wide = sk::make_plan(shape_nmk(100, 4096, 2048), port::kSm90, o);  // forced: any N
+  EXPECT_TRUE(wide.ok && wide.producer_warp && wide.slice_rows == 128) << wide.describe();
   o.force_slice_rows = 8;
   const sk::SkinnyPlan layout = sk::make_plan(s, port::kSm90, o);
   EXPECT_FALSE(layout.ok);
