@@ -7,6 +7,9 @@
 //                     them (release / acquire at cluster scope). Before a workgroup reads another's LDS, a
 //                     cluster_sync must separate the owner's writes from the read; before a workgroup exits, one
 //                     must separate other workgroups' reads of its LDS from the exit.
+//   cluster_sync_diverged(): the same barrier for a thread whose warp may be diverged (e.g. a producer warp whose
+//                     lane 0 is still issuing copies while lanes 1-31 wait): the non-.aligned instruction form on
+//                     cuda; the same per-thread barrier on sim.
 //   cluster_lds(p, r): the LDS pointer p (an array of the caller's LDS) seen in workgroup r's LDS: the same array,
 //                     offset and type there. Only element access and lds_load_as / lds_store_as may use it.
 // sim checks both rules (a read of another workgroup's LDS written since the last cluster_sync, or of a workgroup
@@ -25,6 +28,9 @@ namespace dsv4::port {
 inline int cluster_rank() { return sim::detail::cluster_rank(); }
 inline int cluster_blocks() { return sim::detail::cluster_blocks(); }
 inline void cluster_sync(const std::source_location& loc = std::source_location::current()) {
+  sim::detail::cluster_sync(loc);
+}
+inline void cluster_sync_diverged(const std::source_location& loc = std::source_location::current()) {
   sim::detail::cluster_sync(loc);
 }
 template <class T>
@@ -58,6 +64,13 @@ __device__ __forceinline__ void cluster_sync() {
   __syncthreads();
 #endif
 }
+__device__ __forceinline__ void cluster_sync_diverged() {
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+  asm volatile("barrier.cluster.arrive.release;\nbarrier.cluster.wait.acquire;\n" ::: "memory");
+#else
+  __syncthreads();
+#endif
+}
 template <class T>
 __device__ __forceinline__ lds_ptr<T> cluster_lds(lds_ptr<T> p, int rank) {
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
@@ -72,6 +85,7 @@ __device__ __forceinline__ lds_ptr<T> cluster_lds(lds_ptr<T> p, int rank) {
 __device__ __forceinline__ int cluster_rank() { return 0; }
 __device__ __forceinline__ int cluster_blocks() { return 1; }
 __device__ __forceinline__ void cluster_sync() { __syncthreads(); }
+__device__ __forceinline__ void cluster_sync_diverged() { __syncthreads(); }
 template <class T>
 __device__ __forceinline__ lds_ptr<T> cluster_lds(lds_ptr<T> p, int) { return p; }
 #endif

@@ -11,8 +11,12 @@
 //     the empty barrier: 128 arrivals).
 //   * Epilogue (consumers, named barrier 1): the two k-groups are summed split in halves through LDS (each
 //     warpgroup adds the other's half to its own: a commutative add, the same bits whichever warpgroup makes it),
-//     the sums go to LDS transposed (NN rows of 64 outputs) and every consumer thread stores one group of kEpiVec
+//     the sums go to LDS transposed (NN rows of 64 outputs) and the consumer threads store groups of kEpiVec
 //     outputs of a row with store_output8 (bias in fp32, one rounding, 16-byte stores when aligned).
+//   * Split K (p.k_rnd = C > 1 shards of p.chunks_per_shard steps, plan.cluster_reduce): the C workgroups of a tile
+//     are one cluster (rank = shard); after a cluster barrier each rank sums every C-th group over all ranks' LDS
+//     tiles in rank order from zero (bit-identical run to run) and stores it; a second cluster barrier keeps the
+//     tiles alive until every rank has read them. The producer warp stays for both barriers.
 // Session 12 (bench/kernels/RESULTS_skinny_h200.md) measured this design as a prototype: the issue rate of the
 // copies bounds a workgroup that streams alone (hence several panels per copy), a producer warp whose lanes all
 // poll ran 4-10 % slower, releasing a stage right after its MMAs beat keeping a batch in flight.
@@ -39,11 +43,12 @@ constexpr int kConsumers = 256;   // two warpgroups
 constexpr int kProducer = 256;    // thread index of the producer lane
 constexpr int kEpilogueBarrier = 1;
 
-// The epilogue: acc holds the 64 (rows of b: outputs m0..m0+63) x NN (rows of a: outputs n) tile of this
-// warpgroup's k-group in the wgmma accumulator layout (kernels/port/wgmma.hpp).
-template <bool F16, int NN>
-__device__ __forceinline__ void store_tile(const KParams& p, const float (&acc)[NN / 2], port::lds_ptr<float> red,
-                                           port::lds_ptr<float> tile, int tid) {
+// The k-group sum: acc holds the 64 (rows of b: outputs m0..m0+63) x NN (rows of a: outputs n) tile of this
+// warpgroup's k-group in the wgmma accumulator layout (kernels/port/wgmma.hpp); afterwards `tile` (LDS, NN rows of
+// kPwTileStride floats) holds the workgroup's fp32 sums transposed, row n = output row n.
+template <int NN>
+__device__ __forceinline__ void sum_kgroups(const float (&acc)[NN / 2], port::lds_ptr<float> red,
+                                            port::lds_ptr<float> tile, int tid) {
   constexpr int H = NN / 4;  // accumulators per thread in each half (even: whole pairs)
   constexpr int RS = pw_red_stride(NN), TS = kPwTileStride;
   const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
@@ -69,13 +74,21 @@ SKINNY_UNROLL
   if (grp == 0) sum(std::integral_constant<int, 0>{});
   else sum(std::integral_constant<int, 1>{});
   port::named_barrier_sync(kEpilogueBarrier, kConsumers);
-  const TileRef tr{static_cast<int>(blockIdx.x), static_cast<int>(blockIdx.x), 0, 0};
-  constexpr int kGroups = NN * (kPwTileM / kEpiVec);
-  for (int gi = tid; gi < kGroups; gi += kConsumers) {
-    const int n = gi / (kPwTileM / kEpiVec), q = gi % (kPwTileM / kEpiVec);
-    const float4 lo = port::lds_load_as<float4>(tile, n * TS + q * kEpiVec);
-    const float4 hi = port::lds_load_as<float4>(tile, n * TS + q * kEpiVec + 4);
-    store_output8<F16>(p, tr, n * kPwTileM + q * kEpiVec, Out8{{lo.x, lo.y, lo.z, lo.w, hi.x, hi.y, hi.z, hi.w}});
+}
+
+// The store of the tile's groups of kEpiVec outputs of one row (gi = n · 8 + q: outputs m0 + 8q .. m0 + 8q + 7 of
+// row n), groups first, first + step, ...: each summed over `shards` LDS tiles in shard order from zero (one
+// shard: the tile itself) and stored with the bias by store_output8.
+template <bool F16, int NN>
+__device__ __forceinline__ void store_groups(const KParams& p, const TileRef& tr, const port::lds_ptr<float>* tiles,
+                                             int shards, int first, int step) {
+  constexpr int kPerRow = kPwTileM / kEpiVec, kGroups = NN * kPerRow;
+  for (int gi = first; gi < kGroups; gi += step) {
+    const int n = gi / kPerRow, q = gi % kPerRow;
+    if (n >= p.n) break;  // groups go row by row: the rest are padding rows of a
+    Out8 s{};
+    for (int r = 0; r < shards; ++r) add_lds8(s, tiles[r], n * kPwTileStride + q * kEpiVec);
+    store_output8<F16>(p, tr, n * kPwTileM + q * kEpiVec, s);
   }
 }
 
@@ -105,25 +118,37 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
   // Launched with programmatic dependent launch: the prologue above overlaps the previous kernel's end; nothing
   // global before this wait.
   port::wait_for_previous_grid();
-  const int nsteps = (p.k + P * PK - 1) / (P * PK);
-  const int m0 = static_cast<int>(blockIdx.x) * kPwTileM;
+  // Cluster split (p.k_rnd shards: the cluster's ranks; p.k_rnd = 1 without): this workgroup's 64-row tile and its
+  // steps [step0, step0 + nsteps) of the K loop (p.chunks_per_shard steps of P panels per shard).
+  const int shards = p.k_rnd, ks = shards > 1 ? port::cluster_rank() : 0;
+  const int tile = static_cast<int>(blockIdx.x) / shards;
+  const int all_steps = (p.k + P * PK - 1) / (P * PK);
+  const int step0 = ks * p.chunks_per_shard;
+  const int nsteps = (all_steps - step0 < p.chunks_per_shard ? all_steps - step0 : p.chunks_per_shard);
+  const int m0 = tile * kPwTileM;
 
   if (tid >= kConsumers) {  // the producer warp
-    if (tid != kProducer) return;
-    for (int i = 0; i < nsteps; ++i) {
-      const int slot = i % S;
-      if (i >= S) port::mbarrier_wait(empty, slot, (i / S - 1) & 1);  // both readers of round i / S - 1 are done
-      port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
-      const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
-      if constexpr (P > 1) {
-        port::tma_load_panels(ring, at, p.tmap_b, m0, i * P, full, slot);
-        port::tma_load_panels(ring, at + P * kPwTileM * PK, p.tmap_a, 0, i * P, full, slot);
-      } else {
-        port::tma_load_2d(ring, at, p.tmap_b, i * PK, m0, full, slot);
-        port::tma_load_2d(ring, at + kPwTileM * PK, p.tmap_a, i * PK, 0, full, slot);
+    if (tid == kProducer) {
+      for (int i = 0; i < nsteps; ++i) {
+        const int slot = i % S, kp = (step0 + i) * P;  // the step's first 64-K panel
+        if (i >= S) port::mbarrier_wait(empty, slot, (i / S - 1) & 1);  // both readers of round i / S - 1 are done
+        port::mbarrier_arrive_expect_tx(full, slot, STAGE * 2);
+        const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
+        if constexpr (P > 1) {
+          port::tma_load_panels(ring, at, p.tmap_b, m0, kp, full, slot);
+          port::tma_load_panels(ring, at + P * kPwTileM * PK, p.tmap_a, 0, kp, full, slot);
+        } else {
+          port::tma_load_2d(ring, at, p.tmap_b, kp * PK, m0, full, slot);
+          port::tma_load_2d(ring, at + kPwTileM * PK, p.tmap_a, kp * PK, 0, full, slot);
+        }
       }
+      port::allow_next_grid();
     }
-    port::allow_next_grid();
+    if (shards == 1) return;  // lanes 1-31 leave at once
+    // A cluster split: the warp takes part in the consumers' two cluster barriers (the sim counts every thread of
+    // the cluster), lanes 1-31 while lane 0 may still be issuing.
+    port::cluster_sync_diverged();
+    port::cluster_sync_diverged();
     return;
   }
 
@@ -150,10 +175,21 @@ SKINNY_UNROLL
   port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
   port::named_barrier_sync(kEpilogueBarrier, kConsumers);  // both k-groups' MMAs are done: the ring is free
   const std::size_t red_floats = std::size_t{kPwTileM} * pw_red_stride(NN);
-  store_tile<F16, NN>(p, acc, port::lds_carve<float>(smem, ring_at, red_floats, "pw_kgroup_exchange"),
-                      port::lds_carve<float>(smem, ring_at + red_floats * 4, static_cast<std::size_t>(NN) * kPwTileStride,
-                                             "pw_output_tile"),
-                      tid);
+  auto tile_sums = port::lds_carve<float>(smem, ring_at + red_floats * 4, static_cast<std::size_t>(NN) * kPwTileStride,
+                                          "pw_output_tile");
+  sum_kgroups<NN>(acc, port::lds_carve<float>(smem, ring_at, red_floats, "pw_kgroup_exchange"), tile_sums, tid);
+  const TileRef tr{tile, tile, 0, ks};
+  if (shards == 1) {
+    store_groups<F16, NN>(p, tr, &tile_sums, 1, tid, kConsumers);
+    return;
+  }
+  // Cluster split: after a cluster barrier rank ks sums every shards-th group, from group ks, over all ranks' tiles
+  // in rank order (shard order) and stores it; a second barrier keeps every tile alive until all have read it.
+  port::cluster_sync();
+  port::lds_ptr<float> peers[kMaxClusterShards];
+  for (int r = 0; r < shards; ++r) peers[r] = port::cluster_lds(tile_sums, r);
+  store_groups<F16, NN>(p, tr, peers, shards, ks + shards * tid, shards * kConsumers);
+  port::cluster_sync();
 }
 
 // One instance per row count of a and ring of pw_ring (both forms).

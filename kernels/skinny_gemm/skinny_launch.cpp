@@ -56,8 +56,8 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.block = plan.block;
   a.overlap_previous = plan.overlap_previous;
   a.cluster_blocks = plan.cluster_blocks;
-  if (plan.cluster_reduce && (!plan.wgmma || plan.cluster_blocks != plan.k_rnd))
-    throw port::Error("skinny_gemm: a cluster reduction needs the warpgroup kernel and one cluster per tile's k_rnd "
+  if (plan.cluster_reduce && (!(plan.wgmma || plan.producer_warp) || plan.cluster_blocks != plan.k_rnd))
+    throw port::Error("skinny_gemm: a cluster reduction needs a warpgroup kernel and one cluster per tile's k_rnd "
                       "shards [" + plan.describe() + "]");
   return a;
 }

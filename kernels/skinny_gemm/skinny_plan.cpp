@@ -180,20 +180,43 @@ std::string shape_refusal(const SkinnyShape& s) {
   return "";
 }
 
-// Options that force a layout of the split-K kernels (the producer-warp kernel has one layout per shape).
+// Options that force a layout of the split-K kernels only (the producer-warp kernel has one layout per shape and
+// shard count).
+bool forces_a_split_k_layout(const SkinnyOptions& o) {
+  return o.force_chunkk != 0 || o.force_warps_m != 0 || o.force_m_tiles != 0 || o.force_resident != 0 ||
+         o.force_slice_rows != 0 || o.force_cluster_reduce == 1;
+}
+// Options that force any layout (the plan's own choice is then not the producer-warp kernel's rule).
 bool forces_a_layout(const SkinnyOptions& o) {
-  return o.force_chunkk != 0 || o.force_warps_m != 0 || o.force_chunks_per_shard != 0 || o.force_m_tiles != 0 ||
-         o.force_resident != 0 || o.force_slice_rows != 0 || o.force_cluster_reduce == 2;
+  return forces_a_split_k_layout(o) || o.force_chunks_per_shard != 0 || o.force_cluster_reduce == 2;
 }
 
 // Whether a producer-warp grid of `tiles` workgroups fills at least 3/4 of the SMs.
 bool pw_grid_mostly_full(std::int64_t tiles, const port::ArchProfile& arch) {
   return 4 * tiles >= 3 * static_cast<std::int64_t>(arch.compute_units);
 }
+// Whether it fills at least SMs / kPwMinGridDivisor.
+bool pw_grid_quarter_full(std::int64_t tiles, const port::ArchProfile& arch) {
+  return kPwMinGridDivisor * tiles >= arch.compute_units;
+}
+// The producer-warp kernel's rule without a split (skinny_plan.hpp): a grid of 3/4 of the SMs, or for at most
+// kPwMaxRowsPartialGrid padded rows of a a quarter of them with K <= kPwMaxKPartialGrid.
+bool pw_unsplit_preferred(const SkinnyShape& s, std::int64_t tiles, const port::ArchProfile& arch) {
+  return pw_grid_mostly_full(tiles, arch) ||
+         (wgmma_unsliced_rows(s.n) <= kPwMaxRowsPartialGrid && pw_grid_quarter_full(tiles, arch) &&
+          s.k <= kPwMaxKPartialGrid);
+}
+// Its rule with a cluster split of K: the tiles leave at least half the SMs idle, K >= kPwMinKSplit, the rule
+// without a split does not apply, and for more than kPwMaxRowsPartialGrid rows of a the grid is a quarter of the SMs.
+bool pw_split_preferred(const SkinnyShape& s, std::int64_t tiles, const port::ArchProfile& arch) {
+  if (2 * tiles > arch.compute_units || s.k < kPwMinKSplit || pw_unsplit_preferred(s, tiles, arch)) return false;
+  return wgmma_unsliced_rows(s.n) <= kPwMaxRowsPartialGrid || pw_grid_quarter_full(tiles, arch);
+}
 
-// The producer-warp kernel's plan (skinny_plan.hpp, kPwTileM): one shard, grid ceil(M / 64), the ring by pw_ring.
-// The fields the split-K protocol reads keep their one-shard values (counters and one slab are reserved as for
-// every one-shard plan; the kernel stores straight to the output).
+// The producer-warp kernel's plan (skinny_plan.hpp, kPwTileM): grid ceil(M / 64) x shards, the ring by pw_ring. K is
+// split (a cluster of k_rnd workgroups per tile, no workspace) when forced (force_chunks_per_shard: steps of the
+// ring per shard) or by pw_split_preferred: then into the most shards (up to 8, at most the steps) whose clusters
+// all run in one wave (cluster_slots). One shard: the kernel stores straight to the output.
 SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
   SkinnyPlan p;
   p.arch = arch.arch;
@@ -205,9 +228,9 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
     return refuse(p, std::string("the producer-warp kernel (force_kernel=3) runs on sm_90 only, not ") + std::string(arch.name));
   if (opt.variant != SkinnyVariant::fixed)
     return refuse(p, "the bug-zoo variants run the split-K kernels, not the producer-warp kernel");
-  if (forces_a_layout(opt))
-    return refuse(p, "the producer-warp kernel has one layout per shape: no force_chunkk, force_warps_m, "
-                     "force_chunks_per_shard, force_m_tiles, force_resident, force_slice_rows or cluster reduction");
+  if (forces_a_split_k_layout(opt))
+    return refuse(p, "the producer-warp kernel has one layout per shape and shard count: no force_chunkk, "
+                     "force_warps_m, force_m_tiles, force_resident, force_slice_rows or workspace reduction");
   const int rows = 8 * next_pow2(ceil_div(s.n, 8));
   p.mma = true;
   p.producer_warp = true;
@@ -229,27 +252,49 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   p.mma_stages = ring.stages;
   p.mma_panels = ring.panels;
   p.k_chunk = ring.panels * kWgmmaPanelK;  // one step of the ring
-  p.chunks_per_shard = static_cast<int>(ceil_div(s.k, p.k_chunk));
-  p.k_rnd = 1;
+  // K-shards (pw_shards): a cluster per 64-row tile, the shards' partials summed from each other's LDS.
+  const std::int64_t steps = ceil_div(s.k, p.k_chunk);
+  const int max_cluster = std::min(arch.max_cluster_blocks, kMaxClusterShards);
+  std::int64_t shards = 1;
+  if (opt.force_chunks_per_shard > 0) {
+    shards = ceil_div(steps, std::min<std::int64_t>(opt.force_chunks_per_shard, steps));
+  } else if (pw_split_preferred(s, p.tiles_m, arch)) {  // the most shards whose clusters run in one wave
+    for (std::int64_t c = std::min<std::int64_t>(max_cluster, steps); c >= 2 && shards == 1; --c)
+      if (p.tiles_m * c <= cluster_slots(static_cast<int>(c), 1, arch.compute_units)) shards = c;
+  }
+  p.chunks_per_shard = static_cast<int>(ceil_div(steps, shards));
+  p.k_rnd = ceil_div(steps, p.chunks_per_shard);
   p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
-  p.cu_needed = p.tiles_m;
-  p.grid = p.tiles_m;
+  if (p.k_rnd > max_cluster)
+    return refuse(p, "producer-warp split of " + std::to_string(p.k_rnd) + " K-shards: a cluster holds at most " +
+                         std::to_string(max_cluster) + " workgroups on " + std::string(arch.name));
+  if (p.k_rnd > 1 && p.tiles_m * p.k_rnd > cluster_slots(static_cast<int>(p.k_rnd), 1, arch.compute_units))
+    return refuse(p, "producer-warp split: " + std::to_string(p.tiles_m) + " clusters of " + std::to_string(p.k_rnd) +
+                         " do not run in one wave (" +
+                         std::to_string(cluster_slots(static_cast<int>(p.k_rnd), 1, arch.compute_units)) +
+                         " workgroups at once)");
+  p.cluster_reduce = p.k_rnd > 1;
+  p.cluster_blocks = static_cast<int>(p.k_rnd);
+  p.cu_needed = p.tiles_m * p.k_rnd;
+  p.grid = p.tiles_m * p.k_rnd;
   p.block = kPwThreads;
   p.overlap_previous = opt.overlap_previous;
   p.lds_main = static_cast<std::size_t>(ring.stages) * ring.panels * (kPwTileM + rows) * kWgmmaPanelK * 2 +
                kWgmmaAlignSlack + static_cast<std::size_t>(ring.stages) * 16;  // full and empty barriers
   p.lds_kreduce = static_cast<std::size_t>(kPwTileM * pw_red_stride(rows) + rows * kPwTileStride) * 4 + kWgmmaAlignSlack;
-  p.readback_pass_outputs = p.n_p2 * p.tile_m;
-  p.rows_per_n_tile = p.n_p2;
-  p.n_tiles = 1;
+  p.readback_pass_outputs = std::min(p.n_p2 * p.tile_m, kReadbackPassOutputs);  // (no readback: the MMA path's)
+  p.rows_per_n_tile = p.readback_pass_outputs / p.tile_m;
+  p.n_tiles = p.n_p2 / p.rows_per_n_tile;
   const std::size_t slab_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
-  p.readback_batch_shards = 1;
-  p.readback_batches = 1;
+  p.readback_batch_shards = p.cluster_reduce ? 0 : 1;
+  p.readback_batches = p.cluster_reduce ? 0 : 1;
   p.lds_readback = 0;  // nothing is read back
   p.lds_alloc_bytes = std::max(p.lds_main, p.lds_kreduce);
-  p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
-  p.partial_bytes = slab_bytes * static_cast<std::size_t>(p.tiles_m);
-  p.workspace_need_bytes = kCounterRegionBytes + p.partial_bytes;
+  if (!p.cluster_reduce) {  // a one-shard plan reserves what every one-shard plan does (the kernel uses none)
+    p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
+    p.partial_bytes = slab_bytes * static_cast<std::size_t>(p.tiles_m);
+    p.workspace_need_bytes = kCounterRegionBytes + p.partial_bytes;
+  }
   p.workspace_bytes = p.workspace_need_bytes;
   if (p.lds_alloc_bytes > arch.lds_bytes_per_block)
     return refuse(p, "LDS allocation " + std::to_string(p.lds_alloc_bytes) + " B exceeds " + std::string(arch.name) +
@@ -540,9 +585,7 @@ bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch
       opt.force_cluster_reduce != 0 || opt.variant != SkinnyVariant::fixed || !shape_refusal(s).empty())
     return false;
   const std::int64_t tiles = ceil_div(s.m, kPwTileM);
-  if (pw_grid_mostly_full(tiles, arch)) return true;
-  return wgmma_unsliced_rows(s.n) <= kPwMaxRowsPartialGrid && kPwMinGridDivisor * tiles >= arch.compute_units &&
-         s.k <= kPwMaxKPartialGrid;
+  return pw_unsplit_preferred(s, tiles, arch) || pw_split_preferred(s, tiles, arch);
 }
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {

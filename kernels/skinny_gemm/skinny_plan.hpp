@@ -154,18 +154,24 @@ constexpr int wgmma_blocks_per_sm(int n_blocks, int m64) { return n_blocks * m64
 inline constexpr std::size_t kWgmmaAlignSlack = 1024;
 // Producer-warp kernel (sm_90, skinny_gemm_pw.kernel.cpp, SkinnyPlan::producer_warp): b as the wgmma's A operand,
 // one workgroup per kPwTileM rows of b with all 8·mma_n_blocks (8, 16, 32, 64 or 128) padded rows of a, the whole K
-// (one shard): a producer warp fills a ring of per-slot full/empty barriers, two consumer warpgroups take alternate
-// steps. Its plan is not the time model's: make_plan takes it (producer_warp_preferred) when its grid of 64-row
-// tiles fills at least 3/4 of the SMs, and for up to kPwMaxRowsPartialGrid padded rows of a (N <= 64) also from
-// SMs / kPwMinGridDivisor workgroups with K <= kPwMaxKPartialGrid. On the H200 (session 13, two or three runs each
-// way, RESULTS_skinny_h200.md), against the split-K kernels: N <= 32: 1.11-1.22x cuBLAS at M = 4096 with K <= 7168
-// (split-K 0.87-1.12x), 0.96-1.09x at M = 7168; N = 64: 0.93-0.99x at M = 4096 with K <= 7168 and at M = 7168
-// (split-K 0.85-0.96x); N = 128, M = 7168: 0.86-1.03x (0.73-0.95x). Slower at M = 4096 with K = 16384 (0.94-0.96x
-// against 0.99-1.02x at N <= 32: half the SMs stream 2 MB each at about the rate all of them reach with a split),
-// N = 128 at M = 4096 (0.76-0.81x against 0.79-0.97x) and where the grid is small (M = 1024: 0.36-0.83x), as it
-// never splits K.
+// or with K split into 2-8 shards whose workgroups form a cluster and sum each other's partial from LDS (no
+// workspace): a producer warp fills a ring of per-slot full/empty barriers, two consumer warpgroups take alternate
+// steps. Its plan is not the time model's: make_plan takes it (producer_warp_preferred), from H200 A/B runs
+// (session 13, two or three runs each way, RESULTS_skinny_h200.md; ratios to cuBLAS, the split-K kernels' in
+// brackets):
+//   * unsplit where its grid of 64-row tiles fills at least 3/4 of the SMs (M = 7168: N <= 32 0.96-1.09x, N = 64
+//     0.91-0.98x, N = 128 0.85-1.01x [0.94-1.07, 0.88-0.95, 0.73-0.93]), and for up to kPwMaxRowsPartialGrid rows
+//     of a (N <= 64) also from SMs / kPwMinGridDivisor tiles with K <= kPwMaxKPartialGrid (M = 4096, K <= 7168: N <=
+//     32 1.11-1.22x [0.86-1.10], N = 64 0.93-0.94x [0.84-0.89]);
+//   * split where the tiles leave at least half the SMs idle, K >= kPwMinKSplit and the unsplit rule does not apply,
+//     for more than 64 rows of a only from SMs / kPwMinGridDivisor tiles (M = 1024, K >= 7168: N <= 32 0.99-1.16x
+//     [0.96-1.14], N = 64 0.94-0.95x [0.83-0.89]; M = 4096, K = 16384: N <= 64 1.00-1.07x [0.97-1.01]; N = 128,
+//     M = 4096, K = 7168: 0.98x [0.90]). Measured slower: a split at K = 2048 for N >= 32 (0.84-1.00x against
+//     0.93-1.03x) and for N = 128 at M = 1024 (0.60-0.82x against 0.75-0.88x); 2 shards instead of none at M = 4096
+//     with K <= 7168 (0.91-1.12x against 1.11-1.22x).
 inline constexpr int kPwMaxRowsPartialGrid = 64;
 inline constexpr std::int64_t kPwMaxKPartialGrid = 8192;
+inline constexpr std::int64_t kPwMinKSplit = 4096;  // measured at 2048 (slower) and 7168 (faster)
 inline constexpr int kPwThreads = 288;   // two consumer warpgroups and the producer warp
 inline constexpr int kPwTileM = 64;      // rows of b per workgroup (the wgmma's m)
 inline constexpr int kPwMinGridDivisor = 4;
@@ -328,8 +334,7 @@ int wgmma_unsliced_rows(std::int64_t n);
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 
 // Whether make_plan's own choice (allow_producer_warp, no option forcing a kernel or a layout) is the producer-warp
-// kernel: sm_90, the fixed variant, and a grid of ceil(M / 64) workgroups of at least 3/4 of the SMs, or with at
-// most kPwMaxRowsPartialGrid padded rows of a at least SMs / kPwMinGridDivisor with K <= kPwMaxKPartialGrid.
+// kernel: sm_90, the fixed variant, and the unsplit or the split rule of kPwMaxRowsPartialGrid's comment.
 bool producer_warp_preferred(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 
 // Dispatch predicate and workspace predicate: both read make_plan, nothing else.

@@ -41,17 +41,19 @@ inline void check_wgmma_sweep(WgmmaSweep which, const std::string& label, std::m
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
-// The producer-warp kernel's sweep (sweep_producer_warp): every case right, both rings and one-step runs reached,
-// the plan's own choice taken at its rule's smallest grid.
+// The producer-warp kernel's sweep (sweep_producer_warp): every case right, both rings, cluster splits and one-step
+// runs reached, the plan's own choice taken at its rules' edges.
 inline void check_producer_warp_sweep(const std::string& label, std::mt19937_64& rng) {
   sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
   port::Stream st;
   const PwSweep r = sweep_producer_warp(port::device_profile(), pool, st, rng);
   for (const auto& f : r.failures) ADD_FAILURE() << f;
   std::cout << label << " producer warp: " << r.cases << " cases (" << r.wide << " with the wide ring, " << r.deep
-            << " with the deep one, " << r.one_step << " of one step), " << r.failures.size() << " failing\n";
-  EXPECT_EQ(r.cases, 37);
-  EXPECT_EQ(r.chosen, 1);
+            << " with the deep one, " << r.split << " split in a cluster, " << r.one_step << " of one step), "
+            << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 62);
+  EXPECT_EQ(r.chosen, 2);
+  EXPECT_EQ(r.split, 25);  // the K = 1024/1032 cases and the rule's split
   EXPECT_EQ(r.wide + r.deep, r.cases);
   EXPECT_GE(r.wide, 10);  // K = 1024 and K = 64 at M = 200 (4 workgroups): several panels per copy
   EXPECT_GE(r.deep, 10);  // K % 64 != 0

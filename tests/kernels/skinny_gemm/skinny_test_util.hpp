@@ -338,14 +338,16 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
 }
 
 // The producer-warp kernel (force_kernel = 3, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
-// padded rows, N = 33..128 over 64 and 128, which only a forced plan takes), both rings of pw_ring (K % 64 == 0
-// with the grid's SMs mostly free: several panels per copy; K % 64 != 0: one 2-D box per operand), one step only
-// (the second consumer warpgroup idle; K = 64, and K = 8 with the box mostly past K), M = 200 (a partial 64-row
-// tile), both dtypes, every bias shape, padded a, some misaligned outputs and bias (the epilogue's narrow stores);
-// and the plan's own choice at the smallest grid its rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor). cases
-// counts the runs, wide and deep those with each ring.
+// padded rows, N = 33..128 over 64 and 128), both rings of pw_ring (K % 64 == 0 with the grid's SMs mostly free:
+// several panels per copy; K % 64 != 0: one 2-D box per operand), one step only (the second consumer warpgroup
+// idle; K = 64, and K = 8 with the box mostly past K), M = 200 (a partial 64-row tile), both dtypes, every bias
+// shape, padded a, some misaligned outputs and bias (the epilogue's narrow stores); each with one shard, and the
+// K = 1024/1032 cases also split into 2-8 shards reduced through a cluster (force_chunks_per_shard); and the
+// plan's own choice at the smallest grid its unsplit rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor) and at
+// its split rule's smallest K. cases counts the runs, wide and deep those with each ring, split those with a
+// cluster split, chosen the plan's own choices.
 struct PwSweep {
-  int cases = 0, wide = 0, deep = 0, one_step = 0, chosen = 0;
+  int cases = 0, wide = 0, deep = 0, one_step = 0, split = 0, chosen = 0;
   std::vector<std::string> failures;
 };
 inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
@@ -353,36 +355,48 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
   PwSweep r;
   int idx = 0;
   const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
-  auto run = [&](const sk::SkinnyShape& s, const sk::SkinnyOptions& o, bool chosen) {
+  auto run = [&](const sk::SkinnyShape& s, const sk::SkinnyOptions& o, std::int64_t shards, bool chosen) {
     const sk::SkinnyPlan plan = sk::make_plan(s, arch, o);
-    if (!plan.ok || !plan.producer_warp || plan.k_rnd != 1 || plan.grid != (s.m + 63) / 64) {
-      r.failures.push_back("not the producer-warp plan: " + plan.describe());
+    if (!plan.ok || !plan.producer_warp || plan.grid != (s.m + 63) / 64 * plan.k_rnd ||
+        (shards != 0 && plan.k_rnd != shards) || plan.cluster_reduce != (plan.k_rnd > 1)) {
+      r.failures.push_back("not the producer-warp plan with " + std::to_string(shards) + " shard(s): " + plan.describe());
       return;
     }
     ++r.cases;
     r.chosen += chosen;
+    r.split += plan.k_rnd > 1;
     const sk::PwRing wide = sk::pw_ring(plan.slice_rows, true), deep = sk::pw_ring(plan.slice_rows, false);
     r.wide += plan.mma_stages == wide.stages && plan.mma_panels == wide.panels;
     r.deep += plan.mma_stages == deep.stages && plan.mma_panels == deep.panels;
-    r.one_step += plan.chunks_per_shard == 1;
+    r.one_step += plan.chunks_per_shard == 1 && plan.k_rnd == 1;
     const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 5 == 3, idx % 7 == 5);
     if (!f.empty()) r.failures.push_back(f);
   };
-  sk::SkinnyOptions forced;
-  forced.force_kernel = 3;
+  const int split_to[] = {2, 3, 5, 8};
   for (std::int64_t n : {1, 5, 8, 9, 16, 17, 31, 32, 33, 64, 100, 128})
     for (std::int64_t k : {1024, 1032, 64, 8}) {
       if ((k == 64 || k == 8) && n % 2 == 0) continue;  // one-step cases for half the row counts
       sk::SkinnyShape s = sweep_shape(n, idx, biases[idx % 4]);
       s.k = k;
       if (s.lda != 0) s.lda = k + 40;
+      sk::SkinnyOptions o;
+      o.force_kernel = 3;
+      o.force_chunks_per_shard = 1 << 20;  // one shard
+      run(s, o, 1, false);
+      if (k >= 1024) {
+        const std::int64_t steps = k % 64 == 0 ? (k + 127) / 128 : (k + 63) / 64;  // 8 steps of 2 panels, 17 of 1
+        o.force_chunks_per_shard = static_cast<int>((steps + split_to[idx % 4] - 1) / split_to[idx % 4]);
+        run(s, o, (steps + o.force_chunks_per_shard - 1) / o.force_chunks_per_shard, false);
+      }
       ++idx;
-      run(s, forced, false);
     }
   sk::SkinnyShape s = sweep_shape(20, idx, sk::BiasShape::m);
   s.m = 64 * ((arch.compute_units + sk::kPwMinGridDivisor - 1) / sk::kPwMinGridDivisor);
   s.k = 128;
-  run(s, {}, true);
+  run(s, {}, 1, true);
+  s.m = 200;  // 4 tiles: the rule's split, into 8 shards
+  s.k = sk::kPwMinKSplit;
+  run(s, {}, 8, true);
   return r;
 }
 

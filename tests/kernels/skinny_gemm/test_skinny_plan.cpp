@@ -85,11 +85,11 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   if (opt.force_cluster_reduce != 0) RC_ASSERT(p.cluster_reduce == (opt.force_cluster_reduce == 2));
   if (p.cluster_reduce) {
     // A cluster per output tile (its shards adjacent), within the arch's cluster size; nothing outside LDS.
-    RC_ASSERT(p.wgmma);
+    RC_ASSERT(p.wgmma || p.producer_warp);
     RC_ASSERT(p.k_rnd >= 2 && p.k_rnd <= std::min(arch.max_cluster_blocks, sk::kMaxClusterShards));
     RC_ASSERT(p.cluster_blocks == p.k_rnd && ka.grid % p.cluster_blocks == 0);
     RC_ASSERT(p.workspace_bytes == 0 && p.counter_bytes == 0 && p.partial_bytes == 0 && p.lds_readback == 0);
-    RC_ASSERT(p.lds_kreduce == static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4);  // the partial
+    if (p.wgmma) RC_ASSERT(p.lds_kreduce == static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4);
   } else {
     RC_ASSERT(p.cluster_blocks == 1);
     RC_ASSERT(p.readback_batch_shards >= 1);
@@ -131,11 +131,11 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     // Producer-warp kernel: one shard, one workgroup of 288 threads per 64 rows of b, one wgmma n (8 to 128)
     // covering N; its ring is one of pw_ring's two for its rows (several panels per copy
     // only where K % 64 == 0); ring, barriers and the epilogue's LDS fit the allocation.
-    RC_ASSERT(p.mma && !p.wgmma && p.k_rnd == 1 && !p.cluster_reduce && p.n_slices == 1);
+    RC_ASSERT(p.mma && !p.wgmma && p.n_slices == 1 && p.cluster_reduce == (p.k_rnd > 1));
     RC_ASSERT(p.slice_rows >= s.n && p.slice_rows == 8 * p.mma_n_blocks);
     RC_ASSERT(p.mma_n_blocks >= 1 && p.mma_n_blocks <= 16 && (p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
-    RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 && p.block == sk::kPwThreads);
+    RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 * p.k_rnd && p.block == sk::kPwThreads);
     RC_ASSERT(ka.producer_warp && !ka.wgmma && ka.block == sk::kPwThreads);
     bool known_ring = false;
     for (bool wide : {true, false}) {
@@ -144,7 +144,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     }
     RC_ASSERT(known_ring);
     if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(p.mma_panels == 1);
-    RC_ASSERT(p.k_shard >= s.k && p.k_shard - s.k < p.mma_panels * sk::kWgmmaPanelK);
+    RC_ASSERT(p.k_shard == static_cast<std::int64_t>(p.chunks_per_shard) * p.mma_panels * sk::kWgmmaPanelK);
+    RC_ASSERT(p.k_rnd * p.k_shard - s.k < p.k_shard);  // no empty shard; the last one may be shorter
+    if (opt.force_kernel == 0) RC_ASSERT(p.k_rnd == 1 || 2 * (s.m + 63) / 64 <= arch.compute_units);
     const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (64 + p.slice_rows) * 128;
     RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + p.mma_stages * 16);
     RC_ASSERT(p.lds_kreduce >= (64 * sk::pw_red_stride(p.slice_rows) + p.slice_rows * sk::kPwTileStride) * 4 +
@@ -466,23 +468,27 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
       }
 }
 
-// The producer-warp kernel is the plan's choice on grids of at least 3/4 of the SMs in 64-row tiles (M >= 6336 on
-// the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles (M >= 2112) with K <= 8192; its deep one-panel ring
-// from 3/4 of the SMs or where K % 64 != 0; any forced layout option, another arch or a bug-zoo variant keeps the
-// split-K kernels; forced (force_kernel = 3) it takes any N on sm_90 and is refused elsewhere or with a forced
-// layout, naming the rule.
+// The producer-warp kernel is the plan's choice (skinny_plan.hpp, kPwMaxRowsPartialGrid): unsplit on grids of at
+// least 3/4 of the SMs in 64-row tiles (M >= 6336 on the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles
+// (M >= 2112) with K <= 8192; split into a cluster of shards (the most that run in one wave) where the tiles leave
+// half the SMs idle and K >= 4096, for N > 64 only from SMs / 4 tiles; its deep one-panel ring from 3/4 of the SMs
+// or where K % 64 != 0. Any forced layout option, another arch or a bug-zoo variant keeps the split-K kernels;
+// forced (force_kernel = 3) it takes any N on sm_90 and is refused elsewhere or with a forced layout, naming the
+// rule.
 TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   struct Case {
     std::int64_t n, m, k;
     bool pw;
-    int stages, panels;
+    int stages, panels, shards;
   };
-  const Case cases[] = {{1, 4096, 2048, true, 8, 2},    {32, 4096, 8192, true, 8, 2},   {32, 4096, 8200, false, 0, 0},
-                        {16, 7168, 7168, true, 16, 1},  {1, 7168, 16384, true, 16, 1},  {4, 4096, 2056, true, 16, 1},
-                        {17, 2112, 512, true, 8, 2},    {17, 2048, 512, false, 0, 0},   {1, 1024, 2048, false, 0, 0},
-                        {64, 4096, 7168, true, 6, 2},   {33, 7168, 2048, true, 12, 1},  {64, 4096, 16384, false, 0, 0},
-                        {128, 7168, 16384, true, 8, 1}, {65, 6336, 2048, true, 8, 1},   {128, 4096, 2048, false, 0, 0},
-                        {100, 6272, 2048, false, 0, 0}, {64, 1024, 2048, false, 0, 0}};
+  const Case cases[] = {
+      {1, 4096, 2048, true, 8, 2, 1},     {32, 4096, 8192, true, 8, 2, 1},   {32, 4096, 8200, true, 16, 1, 2},
+      {16, 7168, 7168, true, 16, 1, 1},   {1, 7168, 16384, true, 16, 1, 1},  {4, 4096, 2056, true, 16, 1, 1},
+      {17, 2112, 512, true, 8, 2, 1},     {17, 2048, 512, false, 0, 0, 0},   {1, 1024, 2048, false, 0, 0, 0},
+      {1, 1024, 7168, true, 8, 2, 6},     {64, 4096, 7168, true, 6, 2, 1},   {33, 7168, 2048, true, 12, 1, 1},
+      {64, 4096, 16384, true, 6, 2, 2},   {64, 1024, 16384, true, 6, 2, 6},  {128, 7168, 16384, true, 8, 1, 1},
+      {65, 6336, 2048, true, 8, 1, 1},    {128, 4096, 2048, false, 0, 0, 0}, {128, 4096, 7168, true, 4, 2, 2},
+      {128, 1024, 7168, false, 0, 0, 0},  {100, 6272, 2048, false, 0, 0, 0}, {64, 1024, 2048, false, 0, 0, 0}};
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
     ASSERT_TRUE(p.ok) << p.describe();
@@ -490,7 +496,9 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
     if (c.pw) {
       EXPECT_EQ(p.mma_stages, c.stages) << p.describe();
       EXPECT_EQ(p.mma_panels, c.panels) << p.describe();
-      EXPECT_EQ(p.grid, (c.m + 63) / 64);
+      EXPECT_EQ(p.k_rnd, c.shards) << p.describe();
+      EXPECT_EQ(p.cluster_reduce, c.shards > 1) << p.describe();
+      EXPECT_EQ(p.grid, (c.m + 63) / 64 * c.shards);
       EXPECT_EQ(p.slice_rows, sk::wgmma_unsliced_rows(c.n));
     }
   }
