@@ -663,7 +663,8 @@ std::string SkinnyPlan::describe() const {
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
   if (producer_warp)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 producer_warp b_tile=" << tile_m << " rows_of_a="
-      << 8 * mma_n_blocks << " ring=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK;
+      << 8 * mma_n_blocks << " ring=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
+      << (cluster_reduce ? " reduce=cluster" : "");
   else if (wgmma)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 warpgroup_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks
       << " warpgroups=" << mma_warps_m << "x1 stages=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
