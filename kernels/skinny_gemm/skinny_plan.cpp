@@ -180,6 +180,17 @@ std::string shape_refusal(const SkinnyShape& s) {
   return "";
 }
 
+// A plan's shape, arch and options, refused (with the reason) when no kernel takes the shape.
+SkinnyPlan plan_of(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  SkinnyPlan p;
+  p.arch = arch.arch;
+  p.shape = s;
+  p.options = opt;
+  p.lds_capacity = arch.lds_bytes_per_block;
+  if (const std::string bad = shape_refusal(s); !bad.empty()) return refuse(p, bad);
+  return p;
+}
+
 // Options that force a layout of the split-K kernels only (the producer-warp kernel has one layout per shape and
 // shard count).
 bool forces_a_split_k_layout(const SkinnyOptions& o) {
@@ -218,12 +229,8 @@ bool pw_split_preferred(const SkinnyShape& s, std::int64_t tiles, const port::Ar
 // ring per shard) or by pw_split_preferred: then into the most shards (up to 8, at most the steps) whose clusters
 // all run in one wave (cluster_slots). One shard: the kernel stores straight to the output.
 SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
-  SkinnyPlan p;
-  p.arch = arch.arch;
-  p.shape = s;
-  p.options = opt;
-  p.lds_capacity = arch.lds_bytes_per_block;
-  if (const std::string bad = shape_refusal(s); !bad.empty()) return refuse(p, bad);
+  SkinnyPlan p = plan_of(s, arch, opt);
+  if (!p.reason.empty()) return p;
   if (arch.arch != port::Arch::sm_90)
     return refuse(p, std::string("the producer-warp kernel (force_kernel=3) runs on sm_90 only, not ") + std::string(arch.name));
   if (opt.variant != SkinnyVariant::fixed)
@@ -316,12 +323,8 @@ namespace {
 SkinnyPlan make_plan_with(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
                           int mma_mt, bool wgmma = false, int resident_cap = 2, int slice_rows = 0,
                           bool cluster = false) {
-  SkinnyPlan p;
-  p.arch = arch.arch;
-  p.shape = s;
-  p.options = opt;
-  p.lds_capacity = arch.lds_bytes_per_block;
-  if (const std::string bad = shape_refusal(s); !bad.empty()) return refuse(p, bad);
+  SkinnyPlan p = plan_of(s, arch, opt);
+  if (!p.reason.empty()) return p;
   if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
     return refuse(p, "force_chunkk must be 0, 1 or 2");
   if (opt.force_resident < 0 || opt.force_resident > 2)
