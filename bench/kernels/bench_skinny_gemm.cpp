@@ -272,6 +272,9 @@ int main() {
         auto_opt.force_kernel = force_kernel;
         auto_opt.overlap_previous = !no_pdl;
         auto_opt.allow_producer_warp = !no_pw;
+        // DSV4_BENCH_PW_SLICE_ROWS=64 (say): with DSV4_BENCH_KERNEL=pw, that many rows of a per workgroup.
+        if (const char* e = std::getenv("DSV4_BENCH_PW_SLICE_ROWS"); e && force_kernel == 3)
+          auto_opt.force_slice_rows = std::min(std::atoi(e), sk::wgmma_unsliced_rows(n));
         const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch, auto_opt);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
@@ -292,8 +295,8 @@ int main() {
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[256];
           if (pl.producer_warp) {
-            std::snprintf(buf, sizeof buf, "producer-warp rows_of_a=%d ring=%dx%d grid=%lld", 8 * pl.mma_n_blocks,
-                          pl.mma_stages, pl.mma_panels, static_cast<long long>(pl.grid));
+            std::snprintf(buf, sizeof buf, "producer-warp rows_of_a=%d slices=%d ring=%dx%d grid=%lld",
+                          8 * pl.mma_n_blocks, pl.n_slices, pl.mma_stages, pl.mma_panels, static_cast<long long>(pl.grid));
             return std::string(buf);
           }
           std::snprintf(buf, sizeof buf,

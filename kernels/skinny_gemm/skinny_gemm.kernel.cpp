@@ -200,7 +200,7 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
 #else
   if (ka.producer_warp) {  // b as the MMA's A operand: boxes of 64 rows of b and all padded rows of a
     kernel = detail::producer_warp_kernel(f16, ka.mma_n_blocks, ka.mma_stages, ka.mma_panels);
-    const int rows_a = 8 * ka.mma_n_blocks;
+    const int rows_a = 8 * ka.mma_n_blocks;  // a slice's rows of a
     if (ka.mma_panels > 1) {
       p.tmap_b = port::make_tensor_map_panels(io.b, s.m, s.k, s.k * 2, kPwTileM, ka.mma_panels);
       p.tmap_a = port::make_tensor_map_panels(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a, ka.mma_panels);

@@ -84,8 +84,8 @@ __device__ __forceinline__ void store_groups(const KParams& p, const TileRef& tr
                                              int shards, int first, int step) {
   constexpr int kPerRow = kPwTileM / kEpiVec, kGroups = NN * kPerRow;
   for (int gi = first; gi < kGroups; gi += step) {
-    const int n = gi / kPerRow, q = gi % kPerRow;
-    if (n >= p.n) break;  // groups go row by row: the rest are padding rows of a
+    const int n = gi / kPerRow, q = gi % kPerRow;  // n: the row in the slice (output row tr.n0 + n)
+    if (tr.n0 + n >= p.n) break;  // groups go row by row: the rest are padding rows of a
     Out8 s{};
     for (int r = 0; r < shards; ++r) add_lds8(s, tiles[r], n * kPwTileStride + q * kEpiVec);
     store_output8<F16>(p, tr, n * kPwTileM + q * kEpiVec, s);
@@ -120,8 +120,11 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
   port::wait_for_previous_grid();
   // Cluster split (p.k_rnd shards: the cluster's ranks; p.k_rnd = 1 without): this workgroup's 64-row tile and its
   // steps [step0, step0 + nsteps) of the K loop (p.chunks_per_shard steps of P panels per shard).
+  // Output-row slices (p.n_slices of p.slice_rows = NN rows of a; the slices of a tile are adjacent workgroups, so
+  // its b is read from DRAM about once): this workgroup's rows of a start at n0.
   const int shards = p.k_rnd, ks = shards > 1 ? port::cluster_rank() : 0;
-  const int tile = static_cast<int>(blockIdx.x) / shards;
+  const int unit = static_cast<int>(blockIdx.x) / shards;  // output tile: 64-row tile of b x slice
+  const int tile = unit / p.n_slices, n0 = (unit % p.n_slices) * p.slice_rows;
   const int all_steps = (p.k + P * PK - 1) / (P * PK);
   const int step0 = ks * p.chunks_per_shard;
   const int nsteps = (all_steps - step0 < p.chunks_per_shard ? all_steps - step0 : p.chunks_per_shard);
@@ -136,10 +139,10 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
         if constexpr (P > 1) {
           port::tma_load_panels(ring, at, p.tmap_b, m0, kp, full, slot);
-          port::tma_load_panels(ring, at + P * kPwTileM * PK, p.tmap_a, 0, kp, full, slot);
+          port::tma_load_panels(ring, at + P * kPwTileM * PK, p.tmap_a, n0, kp, full, slot);
         } else {
           port::tma_load_2d(ring, at, p.tmap_b, kp * PK, m0, full, slot);
-          port::tma_load_2d(ring, at + kPwTileM * PK, p.tmap_a, kp * PK, 0, full, slot);
+          port::tma_load_2d(ring, at + kPwTileM * PK, p.tmap_a, kp * PK, n0, full, slot);
         }
       }
       port::allow_next_grid();
@@ -178,7 +181,7 @@ SKINNY_UNROLL
   auto tile_sums = port::lds_carve<float>(smem, ring_at + red_floats * 4, static_cast<std::size_t>(NN) * kPwTileStride,
                                           "pw_output_tile");
   sum_kgroups<NN>(acc, port::lds_carve<float>(smem, ring_at, red_floats, "pw_kgroup_exchange"), tile_sums, tid);
-  const TileRef tr{tile, tile, 0, ks};
+  const TileRef tr{unit, tile, n0, ks};
   if (shards == 1) {
     store_groups<F16, NN>(p, tr, &tile_sums, 1, tid, kConsumers);
     return;

@@ -33,8 +33,8 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.rows_per_n_tile = plan.rows_per_n_tile;
   a.n_slices = plan.n_slices;
   a.slice_rows = plan.slice_rows;
-  if (plan.n_slices > 1 && !plan.wgmma)
-    throw port::Error("skinny_gemm: output-row slices are implemented by the warpgroup kernel only [" + plan.describe() + "]");
+  if (plan.n_slices > 1 && !plan.wgmma && !plan.producer_warp)
+    throw port::Error("skinny_gemm: output-row slices are implemented by the warpgroup kernels only [" + plan.describe() + "]");
   a.tm_shift = exact_log2(plan.tile_m, "tile_m");
   a.readback_stage_shift = exact_log2(plan.rows_per_n_tile * plan.tile_m, "readback N-tile (rows_per_n_tile * tile_m)");
   a.readback_batch_shards = plan.readback_batch_shards;

@@ -195,11 +195,12 @@ SkinnyPlan plan_of(const SkinnyShape& s, const port::ArchProfile& arch, const Sk
 // shard count).
 bool forces_a_split_k_layout(const SkinnyOptions& o) {
   return o.force_chunkk != 0 || o.force_warps_m != 0 || o.force_m_tiles != 0 || o.force_resident != 0 ||
-         o.force_slice_rows != 0 || o.force_cluster_reduce == 1;
+         o.force_cluster_reduce == 1;
 }
 // Options that force any layout (the plan's own choice is then not the producer-warp kernel's rule).
 bool forces_a_layout(const SkinnyOptions& o) {
-  return forces_a_split_k_layout(o) || o.force_chunks_per_shard != 0 || o.force_cluster_reduce == 2;
+  return forces_a_split_k_layout(o) || o.force_chunks_per_shard != 0 || o.force_slice_rows != 0 ||
+         o.force_cluster_reduce == 2;
 }
 
 // Whether a producer-warp grid of `tiles` workgroups fills at least 3/4 of the SMs.
@@ -216,6 +217,12 @@ bool pw_unsplit_preferred(const SkinnyShape& s, std::int64_t tiles, const port::
   return pw_grid_mostly_full(tiles, arch) ||
          (wgmma_unsliced_rows(s.n) <= kPwMaxRowsPartialGrid && pw_grid_quarter_full(tiles, arch) &&
           s.k <= kPwMaxKPartialGrid);
+}
+// Its rule with output-row slices: more than kPwSliceRows padded rows of a, K < kPwMinKSplit, and at least
+// kPwSliceMinTiles but fewer than SMs / kPwMinGridDivisor 64-row tiles: kPwSliceRows rows of a per workgroup.
+bool pw_sliced_preferred(const SkinnyShape& s, std::int64_t tiles, const port::ArchProfile& arch) {
+  return wgmma_unsliced_rows(s.n) > kPwSliceRows && s.k < kPwMinKSplit && tiles >= kPwSliceMinTiles &&
+         !pw_grid_quarter_full(tiles, arch);
 }
 // Its rule with a cluster split of K: the tiles leave at least half the SMs idle, K >= kPwMinKSplit, the rule
 // without a split does not apply, and for more than kPwMaxRowsPartialGrid rows of a the grid is a quarter of the SMs.
@@ -237,16 +244,24 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
     return refuse(p, "the bug-zoo variants run the split-K kernels, not the producer-warp kernel");
   if (forces_a_split_k_layout(opt))
     return refuse(p, "the producer-warp kernel has one layout per shape and shard count: no force_chunkk, "
-                     "force_warps_m, force_m_tiles, force_resident, force_slice_rows or workspace reduction");
-  const int rows = 8 * next_pow2(ceil_div(s.n, 8));
+                     "force_warps_m, force_m_tiles, force_resident or workspace reduction");
+  // Rows of a per workgroup: all of the padded N, or force_slice_rows (output-row slices, as the warpgroup kernel's).
+  const int all_rows = wgmma_unsliced_rows(s.n);
+  const int rows = opt.force_slice_rows != 0                                    ? opt.force_slice_rows
+                   : pw_sliced_preferred(s, ceil_div(s.m, kPwTileM), arch) ? kPwSliceRows
+                                                                                : all_rows;
+  if (rows < 8 || rows > all_rows || (rows & (rows - 1)) != 0)
+    return refuse(p, "slice_rows=" + std::to_string(rows) + " must be a power of two from 8 to the padded N (" +
+                         std::to_string(all_rows) + ")");
   p.mma = true;
   p.producer_warp = true;
   p.n_p2 = std::max(16, rows);
   p.slice_rows = rows;
-  p.n_slices = 1;
+  p.n_slices = static_cast<int>(ceil_div(s.n, rows));
   p.tile_m = kPwTileM;
   p.tiles_m = ceil_div(s.m, kPwTileM);
   p.m_padded = p.tiles_m * kPwTileM;
+  const std::int64_t units = p.tiles_m * p.n_slices;  // output tiles: workgroups per shard
   p.mma_warps_m = 1;
   p.mma_warps_n = 1;
   p.mma_m_tiles = kPwTileM / 16;
@@ -254,7 +269,7 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   p.mma_resident = 1;
   p.mma_model_cost = -1;  // not the model's choice
   p.k_groups = 2;
-  const bool deep = s.k % kWgmmaPanelK != 0 || pw_grid_mostly_full(p.tiles_m, arch);
+  const bool deep = s.k % kWgmmaPanelK != 0 || pw_grid_mostly_full(units, arch);
   const PwRing ring = pw_ring(rows, !deep);
   p.mma_stages = ring.stages;
   p.mma_panels = ring.panels;
@@ -265,9 +280,9 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   std::int64_t shards = 1;
   if (opt.force_chunks_per_shard > 0) {
     shards = ceil_div(steps, std::min<std::int64_t>(opt.force_chunks_per_shard, steps));
-  } else if (pw_split_preferred(s, p.tiles_m, arch)) {  // the most shards whose clusters run in one wave
+  } else if (pw_split_preferred(s, units, arch)) {  // the most shards whose clusters run in one wave
     for (std::int64_t c = std::min<std::int64_t>(max_cluster, steps); c >= 2 && shards == 1; --c)
-      if (p.tiles_m * c <= cluster_slots(static_cast<int>(c), 1, arch.compute_units)) shards = c;
+      if (units * c <= cluster_slots(static_cast<int>(c), 1, arch.compute_units)) shards = c;
   }
   p.chunks_per_shard = static_cast<int>(ceil_div(steps, shards));
   p.k_rnd = ceil_div(steps, p.chunks_per_shard);
@@ -275,15 +290,15 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   if (p.k_rnd > max_cluster)
     return refuse(p, "producer-warp split of " + std::to_string(p.k_rnd) + " K-shards: a cluster holds at most " +
                          std::to_string(max_cluster) + " workgroups on " + std::string(arch.name));
-  if (p.k_rnd > 1 && p.tiles_m * p.k_rnd > cluster_slots(static_cast<int>(p.k_rnd), 1, arch.compute_units))
-    return refuse(p, "producer-warp split: " + std::to_string(p.tiles_m) + " clusters of " + std::to_string(p.k_rnd) +
+  if (p.k_rnd > 1 && units * p.k_rnd > cluster_slots(static_cast<int>(p.k_rnd), 1, arch.compute_units))
+    return refuse(p, "producer-warp split: " + std::to_string(units) + " clusters of " + std::to_string(p.k_rnd) +
                          " do not run in one wave (" +
                          std::to_string(cluster_slots(static_cast<int>(p.k_rnd), 1, arch.compute_units)) +
                          " workgroups at once)");
   p.cluster_reduce = p.k_rnd > 1;
   p.cluster_blocks = static_cast<int>(p.k_rnd);
-  p.cu_needed = p.tiles_m * p.k_rnd;
-  p.grid = p.tiles_m * p.k_rnd;
+  p.cu_needed = units * p.k_rnd;
+  p.grid = units * p.k_rnd;
   p.block = kPwThreads;
   p.overlap_previous = opt.overlap_previous;
   p.lds_main = static_cast<std::size_t>(ring.stages) * ring.panels * (kPwTileM + rows) * kWgmmaPanelK * 2 +
@@ -298,8 +313,8 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   p.lds_readback = 0;  // nothing is read back
   p.lds_alloc_bytes = std::max(p.lds_main, p.lds_kreduce);
   if (!p.cluster_reduce) {  // a one-shard plan reserves what every one-shard plan does (the kernel uses none)
-    p.counter_bytes = static_cast<std::size_t>(p.tiles_m) * 4;
-    p.partial_bytes = slab_bytes * static_cast<std::size_t>(p.tiles_m);
+    p.counter_bytes = static_cast<std::size_t>(units) * 4;
+    p.partial_bytes = slab_bytes * static_cast<std::size_t>(units);
     p.workspace_need_bytes = kCounterRegionBytes + p.partial_bytes;
   }
   p.workspace_bytes = p.workspace_need_bytes;
@@ -588,7 +603,8 @@ bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch
       opt.force_cluster_reduce != 0 || opt.variant != SkinnyVariant::fixed || !shape_refusal(s).empty())
     return false;
   const std::int64_t tiles = ceil_div(s.m, kPwTileM);
-  return pw_unsplit_preferred(s, tiles, arch) || pw_split_preferred(s, tiles, arch);
+  return pw_unsplit_preferred(s, tiles, arch) || pw_split_preferred(s, tiles, arch) ||
+         pw_sliced_preferred(s, tiles, arch);
 }
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
@@ -666,7 +682,7 @@ std::string SkinnyPlan::describe() const {
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
   if (producer_warp)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 producer_warp b_tile=" << tile_m << " rows_of_a="
-      << 8 * mma_n_blocks << " ring=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
+      << 8 * mma_n_blocks << " slices=" << n_slices << "x" << slice_rows << " ring=" << mma_stages << "x" << mma_panels << "x" << kWgmmaPanelK
       << (cluster_reduce ? " reduce=cluster" : "");
   else if (wgmma)
     o << " mma=wgmma.m64n" << 8 * mma_n_blocks << "k16 warpgroup_tile=" << 16 * mma_m_tiles << "x" << 8 * mma_n_blocks

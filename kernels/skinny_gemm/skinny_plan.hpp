@@ -168,8 +168,14 @@ inline constexpr std::size_t kWgmmaAlignSlack = 1024;
 //     [0.96-1.14], N = 64 0.94-0.95x [0.83-0.89]; M = 4096, K = 16384: N <= 64 1.00-1.07x [0.97-1.01]; N = 128,
 //     M = 4096, K = 7168: 0.98x [0.90]). Measured slower: a split at K = 2048 for N >= 32 (0.84-1.00x against
 //     0.93-1.03x) and for N = 128 at M = 1024 (0.60-0.82x against 0.75-0.88x); 2 shards instead of none at M = 4096
-//     with K <= 7168 (0.91-1.12x against 1.11-1.22x).
+//     with K <= 7168 (0.91-1.12x against 1.11-1.22x);
+//   * with output-row slices of kPwSliceRows rows of a (one workgroup per tile and slice) for more rows than that,
+//     K < kPwMinKSplit and kPwSliceMinTiles to SMs / kPwMinGridDivisor tiles (M = 1024, K = 2048: N = 64 0.99x
+//     [0.93], N = 128 1.03x [0.88]; one run). Slices measured slower on grids past one wave (0.29-0.72x at M = 4096
+//     and 7168) and with K = 16384 at M = 1024 (0.64x against 0.81x).
 inline constexpr int kPwMaxRowsPartialGrid = 64;
+inline constexpr int kPwSliceRows = 32;
+inline constexpr std::int64_t kPwSliceMinTiles = 16;
 inline constexpr std::int64_t kPwMaxKPartialGrid = 8192;
 inline constexpr std::int64_t kPwMinKSplit = 4096;  // measured at 2048 (slower) and 7168 (faster)
 inline constexpr int kPwThreads = 288;   // two consumer warpgroups and the producer warp

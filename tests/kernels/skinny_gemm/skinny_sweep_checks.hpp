@@ -49,11 +49,13 @@ inline void check_producer_warp_sweep(const std::string& label, std::mt19937_64&
   const PwSweep r = sweep_producer_warp(port::device_profile(), pool, st, rng);
   for (const auto& f : r.failures) ADD_FAILURE() << f;
   std::cout << label << " producer warp: " << r.cases << " cases (" << r.wide << " with the wide ring, " << r.deep
-            << " with the deep one, " << r.split << " split in a cluster, " << r.one_step << " of one step), "
+            << " with the deep one, " << r.split << " split in a cluster, " << r.sliced << " sliced, " << r.one_step
+            << " of one step), "
             << r.failures.size() << " failing\n";
-  EXPECT_EQ(r.cases, 62);
-  EXPECT_EQ(r.chosen, 2);
-  EXPECT_EQ(r.split, 25);  // the K = 1024/1032 cases and the rule's split
+  EXPECT_EQ(r.cases, 67);
+  EXPECT_EQ(r.chosen, 3);
+  EXPECT_EQ(r.split, 27);  // the K = 1024/1032 cases, two sliced ones and the rule's split
+  EXPECT_EQ(r.sliced, 5);  // four forced, the rule's
   EXPECT_EQ(r.wide + r.deep, r.cases);
   EXPECT_GE(r.wide, 10);  // K = 1024 and K = 64 at M = 200 (4 workgroups): several panels per copy
   EXPECT_GE(r.deep, 10);  // K % 64 != 0

@@ -342,12 +342,13 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
 // several panels per copy; K % 64 != 0: one 2-D box per operand), one step only (the second consumer warpgroup
 // idle; K = 64, and K = 8 with the box mostly past K), M = 200 (a partial 64-row tile), both dtypes, every bias
 // shape, padded a, some misaligned outputs and bias (the epilogue's narrow stores); each with one shard, and the
-// K = 1024/1032 cases also split into 2-8 shards reduced through a cluster (force_chunks_per_shard); and the
-// plan's own choice at the smallest grid its unsplit rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor) and at
-// its split rule's smallest K. cases counts the runs, wide and deep those with each ring, split those with a
+// K = 1024/1032 cases also split into 2-8 shards reduced through a cluster (force_chunks_per_shard); output-row
+// slices (force_slice_rows: 2-4 slices, the last partly past N, with and without a split); and the
+// plan's own choice at the smallest grid its unsplit rule takes (ceil(M / 64) = SMs / kPwMinGridDivisor), at
+// its split rule's smallest K and at its sliced rule's smallest grid. cases counts the runs, wide and deep those with each ring, split those with a
 // cluster split, chosen the plan's own choices.
 struct PwSweep {
-  int cases = 0, wide = 0, deep = 0, one_step = 0, split = 0, chosen = 0;
+  int cases = 0, wide = 0, deep = 0, one_step = 0, split = 0, sliced = 0, chosen = 0;
   std::vector<std::string> failures;
 };
 inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
@@ -357,7 +358,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
   const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
   auto run = [&](const sk::SkinnyShape& s, const sk::SkinnyOptions& o, std::int64_t shards, bool chosen) {
     const sk::SkinnyPlan plan = sk::make_plan(s, arch, o);
-    if (!plan.ok || !plan.producer_warp || plan.grid != (s.m + 63) / 64 * plan.k_rnd ||
+    if (!plan.ok || !plan.producer_warp || plan.grid != (s.m + 63) / 64 * plan.n_slices * plan.k_rnd ||
         (shards != 0 && plan.k_rnd != shards) || plan.cluster_reduce != (plan.k_rnd > 1)) {
       r.failures.push_back("not the producer-warp plan with " + std::to_string(shards) + " shard(s): " + plan.describe());
       return;
@@ -390,6 +391,22 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       }
       ++idx;
     }
+  // Output-row slices (force_slice_rows): the last slice partly or mostly past N, with and without a split.
+  for (const auto& [n, rows, cps] : std::initializer_list<std::tuple<std::int64_t, int, int>>{
+           {100, 32, 0}, {40, 16, 3}, {128, 64, 0}, {20, 8, 2}}) {
+    sk::SkinnyShape sl = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m);
+    sl.k = 1024;  // 8 steps of 2 panels
+    if (sl.lda != 0) sl.lda = 1064;
+    ++idx;
+    sk::SkinnyOptions o;
+    o.force_kernel = 3;
+    o.force_slice_rows = rows;
+    o.force_chunks_per_shard = cps == 0 ? 1 << 20 : cps;
+    const sk::SkinnyPlan plan = sk::make_plan(sl, arch, o);
+    if (plan.n_slices != (n + rows - 1) / rows) r.failures.push_back("not the forced slicing: " + plan.describe());
+    r.sliced += plan.n_slices > 1;
+    run(sl, o, cps == 0 ? 1 : (8 + cps - 1) / cps, false);
+  }
   sk::SkinnyShape s = sweep_shape(20, idx, sk::BiasShape::m);
   s.m = 64 * ((arch.compute_units + sk::kPwMinGridDivisor - 1) / sk::kPwMinGridDivisor);
   s.k = 128;
@@ -397,6 +414,12 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
   s.m = 200;  // 4 tiles: the rule's split, into 8 shards
   s.k = sk::kPwMinKSplit;
   run(s, {}, 8, true);
+  s.n = 100;  // kPwSliceMinTiles tiles, N > 32, a short K: the rule's slices of 32 rows
+  s.m = 64 * sk::kPwSliceMinTiles;
+  s.k = 128;
+  const sk::SkinnyPlan sliced = sk::make_plan(s, arch, {});
+  r.sliced += sliced.n_slices == 4 && sliced.slice_rows == sk::kPwSliceRows;
+  run(s, {}, 1, true);
   return r;
 }
 

@@ -106,7 +106,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(ka.n_slices == p.n_slices && ka.slice_rows == p.slice_rows);
   RC_ASSERT(static_cast<std::int64_t>(p.n_slices) * p.slice_rows >= s.n);
   RC_ASSERT(static_cast<std::int64_t>(p.n_slices - 1) * p.slice_rows < s.n);
-  if (!p.wgmma) RC_ASSERT(p.n_slices == 1);
+  if (!p.wgmma && !p.producer_warp) RC_ASSERT(p.n_slices == 1);
   if (opt.force_slice_rows != 0) RC_ASSERT(p.slice_rows == opt.force_slice_rows);
   RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * ka.readback_pass_outputs * 4 <= ka.lds_bytes);
   // Kernel structural invariants: whole micro-tiles and k-groups; readback passes of whole N-tiles with at most
@@ -131,11 +131,13 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     // Producer-warp kernel: one shard, one workgroup of 288 threads per 64 rows of b, one wgmma n (8 to 128)
     // covering N; its ring is one of pw_ring's two for its rows (several panels per copy
     // only where K % 64 == 0); ring, barriers and the epilogue's LDS fit the allocation.
-    RC_ASSERT(p.mma && !p.wgmma && p.n_slices == 1 && p.cluster_reduce == (p.k_rnd > 1));
-    RC_ASSERT(p.slice_rows >= s.n && p.slice_rows == 8 * p.mma_n_blocks);
+    RC_ASSERT(p.mma && !p.wgmma && p.cluster_reduce == (p.k_rnd > 1) && p.slice_rows == 8 * p.mma_n_blocks);
+    // All rows of a in one workgroup, or the sliced rule's 32-row slices (no forced slicing here).
+    if (p.n_slices > 1) RC_ASSERT(p.slice_rows == sk::kPwSliceRows && s.n > sk::kPwSliceRows && s.k < sk::kPwMinKSplit);
+    else RC_ASSERT(p.slice_rows >= s.n);
     RC_ASSERT(p.mma_n_blocks >= 1 && p.mma_n_blocks <= 16 && (p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
-    RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
-    RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 * p.k_rnd && p.block == sk::kPwThreads);
+    if (p.n_slices == 1) RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
+    RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 * p.n_slices * p.k_rnd && p.block == sk::kPwThreads);
     RC_ASSERT(ka.producer_warp && !ka.wgmma && ka.block == sk::kPwThreads);
     bool known_ring = false;
     for (bool wide : {true, false}) {
@@ -471,8 +473,8 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
 // The producer-warp kernel is the plan's choice (skinny_plan.hpp, kPwMaxRowsPartialGrid): unsplit on grids of at
 // least 3/4 of the SMs in 64-row tiles (M >= 6336 on the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles
 // (M >= 2112) with K <= 8192; split into a cluster of shards (the most that run in one wave) where the tiles leave
-// half the SMs idle and K >= 4096, for N > 64 only from SMs / 4 tiles; its deep one-panel ring from 3/4 of the SMs
-// or where K % 64 != 0. Any forced layout option, another arch or a bug-zoo variant keeps the split-K kernels;
+// half the SMs idle and K >= 4096, for N > 64 only from SMs / 4 tiles; in 32-row output slices for N > 32 on 16 to
+// 32 tiles with K < 4096; its deep one-panel ring from 3/4 of the SMs or where K % 64 != 0. Any forced layout option, another arch or a bug-zoo variant keeps the split-K kernels;
 // forced (force_kernel = 3) it takes any N on sm_90 and is refused elsewhere or with a forced layout, naming the
 // rule.
 TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
@@ -488,7 +490,9 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       {1, 1024, 7168, true, 8, 2, 6},     {64, 4096, 7168, true, 6, 2, 1},   {33, 7168, 2048, true, 12, 1, 1},
       {64, 4096, 16384, true, 6, 2, 2},   {64, 1024, 16384, true, 6, 2, 6},  {128, 7168, 16384, true, 8, 1, 1},
       {65, 6336, 2048, true, 8, 1, 1},    {128, 4096, 2048, false, 0, 0, 0}, {128, 4096, 7168, true, 4, 2, 2},
-      {128, 1024, 7168, false, 0, 0, 0},  {100, 6272, 2048, false, 0, 0, 0}, {64, 1024, 2048, false, 0, 0, 0}};
+      {128, 1024, 7168, false, 0, 0, 0},  {100, 6272, 2048, false, 0, 0, 0}, {32, 1024, 2048, false, 0, 0, 0},
+      {64, 1024, 2048, true, 8, 2, 1},    {128, 1024, 2048, true, 8, 2, 1},  {128, 960, 2048, false, 0, 0, 0},
+      {128, 1024, 4096, false, 0, 0, 0}};
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
     ASSERT_TRUE(p.ok) << p.describe();
@@ -498,8 +502,10 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       EXPECT_EQ(p.mma_panels, c.panels) << p.describe();
       EXPECT_EQ(p.k_rnd, c.shards) << p.describe();
       EXPECT_EQ(p.cluster_reduce, c.shards > 1) << p.describe();
-      EXPECT_EQ(p.grid, (c.m + 63) / 64 * c.shards);
-      EXPECT_EQ(p.slice_rows, sk::wgmma_unsliced_rows(c.n));
+      // 32-row slices for N > 32 on 16 to 32 tiles with K < 4096, else all rows of a in one workgroup.
+      const bool sliced = c.n > 32 && c.m / 64 >= 16 && c.m / 64 < 33 && c.k < 4096;
+      EXPECT_EQ(p.slice_rows, sliced ? 32 : sk::wgmma_unsliced_rows(c.n)) << p.describe();
+      EXPECT_EQ(p.grid, (c.m + 63) / 64 * p.n_slices * c.shards);
     }
   }
   const sk::SkinnyShape s = shape_nmk(4, 4096, 2048);
@@ -520,7 +526,11 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   EXPECT_NE(amd.reason.find("sm_90"), std::string::npos) << amd.reason;
   const sk::SkinnyPlan wide = sk::make_plan(shape_nmk(100, 4096, 2048), port::kSm90, o);  // forced: any N
   EXPECT_TRUE(wide.ok && wide.producer_warp && wide.slice_rows == 128) << wide.describe();
-  o.force_slice_rows = 8;
+  o.force_slice_rows = 32;  // output-row slices, as the warpgroup kernel's
+  const sk::SkinnyPlan sliced = sk::make_plan(shape_nmk(100, 4096, 2048), port::kSm90, o);
+  EXPECT_TRUE(sliced.ok && sliced.producer_warp && sliced.n_slices == 4 && sliced.grid == 64 * 4) << sliced.describe();
+  o.force_slice_rows = 0;
+  o.force_m_tiles = 4;  // a layout of the split-K kernels
   const sk::SkinnyPlan layout = sk::make_plan(s, port::kSm90, o);
   EXPECT_FALSE(layout.ok);
   EXPECT_NE(layout.reason.find("one layout"), std::string::npos) << layout.reason;
