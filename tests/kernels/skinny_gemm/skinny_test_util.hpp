@@ -180,6 +180,32 @@ inline std::string run_plan_and_check(const sk::SkinnyPlan& plan, sk::SkinnyWork
          std::to_string(rc.failing_rows.front()) + ".." + std::to_string(rc.failing_rows.back()) + ")";
 }
 
+// Runs `plan` `runs` times on one random case of its shape through the pool, calling before_run(r) before run r
+// (e.g. a new sim schedule) and poisoning the output each time: "" when run 0 matches the float64 reference per row
+// and every later run equals it bit for bit, else what differed.
+template <class BeforeRun>
+inline std::string check_bit_determinism(const sk::SkinnyPlan& plan, int runs, sk::SkinnyWorkspacePool& pool,
+                                         port::Stream& st, std::mt19937_64& rng, BeforeRun&& before_run) {
+  const HostCase c = make_case(plan.shape, rng);
+  DeviceCase d(c);
+  std::vector<std::uint16_t> first;
+  for (int r = 0; r < runs; ++r) {
+    before_run(r);
+    d.out.memset(0xff);
+    sk::run_skinny_gemm(plan, d.io(), pool, st);
+    st.synchronize();
+    const auto got = d.result();
+    if (r == 0) {
+      first = got;
+      const RowCheck rc = check_rows(c, reference(c), got);
+      if (!rc.ok()) return plan.describe() + ": " + rc.first;
+    } else if (got != first) {
+      return "run " + std::to_string(r) + " differs bitwise from run 0: " + plan.describe();
+    }
+  }
+  return "";
+}
+
 // The shape of case `idx` of the warpgroup sweeps: M = 200 (a partial M-tile for every tile width), K = 1032,
 // padded a on every fourth case, fp16 on every third, the given bias.
 inline sk::SkinnyShape sweep_shape(std::int64_t n, int idx, sk::BiasShape bias) {

@@ -203,36 +203,25 @@ TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {
   sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
   port::Stream st;
   const auto s = shape(40, 48, 5248, sk::ElemType::bf16, sk::BiasShape::m, 0);
-  // The plan's split-K kernel, and the producer-warp kernel split into a cluster of 5 shards (41 steps of 128 K:
-  // the ranks sum each other's LDS in rank order).
-  sk::SkinnyOptions pw;
+  // The split-K kernels' plan (the producer-warp kernel's rule would take this shape), and the producer-warp kernel
+  // split into a cluster of 5 shards (41 steps of 128 K: the ranks sum each other's LDS in rank order).
+  sk::SkinnyOptions split_k, pw;
+  split_k.allow_producer_warp = false;
   pw.force_kernel = 3;
   pw.force_chunks_per_shard = 9;
-  for (const sk::SkinnyPlan& plan :
-       {sk::make_plan(s, port::device_profile()), sk::make_plan(s, port::device_profile(), pw)}) {
+  for (const sk::SkinnyOptions& opt : {split_k, pw}) {
+    const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
     ASSERT_TRUE(plan.ok && plan.mma) << plan.describe();
     ASSERT_GT(plan.k_rnd, 1) << plan.describe();
-    const HostCase c = make_case(s, rng);
-    DeviceCase d(c);
-    std::vector<std::uint16_t> first;
-    for (int r = 0; r < 3; ++r) {
+    ASSERT_EQ(plan.producer_warp, opt.force_kernel == 3) << plan.describe();
+    const std::string f = check_bit_determinism(plan, 3, pool, st, rng, [](int r) {
       auto o = port::sim::options();
       o.schedule = port::sim::Schedule::random;
       o.preempt_global = true;
       o.seed = dsv4::test::test_seed("skinny_mma_det") + static_cast<std::uint64_t>(r);
       port::sim::set_options(o);
-      d.out.memset(0xff);
-      sk::run_skinny_gemm(plan, d.io(), pool, st);
-      st.synchronize();
-      const auto got = d.result();
-      if (r == 0) {
-        first = got;
-        const RowCheck rc = check_rows(c, reference(c), got);
-        ASSERT_TRUE(rc.ok()) << plan.describe() << ": " << rc.first;
-      } else {
-        ASSERT_EQ(got, first) << "run " << r << " differs bitwise from run 0: " << plan.describe();
-      }
-    }
+    });
+    EXPECT_TRUE(f.empty()) << f;
   }
   const auto rep = port::sim::take_report();
   EXPECT_TRUE(rep.empty()) << rep.to_string();
