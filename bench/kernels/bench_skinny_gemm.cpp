@@ -275,6 +275,9 @@ int main() {
         // DSV4_BENCH_PW_SLICE_ROWS=64 (say): with DSV4_BENCH_KERNEL=pw, that many rows of a per workgroup.
         if (const char* e = std::getenv("DSV4_BENCH_PW_SLICE_ROWS"); e && force_kernel == 3)
           auto_opt.force_slice_rows = std::min(std::atoi(e), sk::wgmma_unsliced_rows(n));
+        // DSV4_BENCH_PW_CPS=14 (say): with DSV4_BENCH_KERNEL=pw, that many ring steps per K-shard (a cluster split).
+        if (const char* e = std::getenv("DSV4_BENCH_PW_CPS"); e && force_kernel == 3)
+          auto_opt.force_chunks_per_shard = std::atoi(e);
         const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch, auto_opt);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
@@ -295,8 +298,9 @@ int main() {
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[256];
           if (pl.producer_warp) {
-            std::snprintf(buf, sizeof buf, "producer-warp rows_of_a=%d slices=%d ring=%dx%d grid=%lld",
-                          8 * pl.mma_n_blocks, pl.n_slices, pl.mma_stages, pl.mma_panels, static_cast<long long>(pl.grid));
+            std::snprintf(buf, sizeof buf, "producer-warp rows_of_a=%d slices=%d ring=%dx%d grid=%lld shards=%lld",
+                          8 * pl.mma_n_blocks, pl.n_slices, pl.mma_stages, pl.mma_panels, static_cast<long long>(pl.grid),
+                          static_cast<long long>(pl.k_rnd));
             return std::string(buf);
           }
           std::snprintf(buf, sizeof buf,

@@ -224,6 +224,12 @@ bool pw_sliced_preferred(const SkinnyShape& s, std::int64_t tiles, const port::A
   return wgmma_unsliced_rows(s.n) > kPwSliceRows && s.k < kPwMinKSplit && tiles >= kPwSliceMinTiles &&
          !pw_grid_quarter_full(tiles, arch);
 }
+// Its rule with kPwMaxRowsPartialGrid-row slices and a cluster split of K: more padded rows of a than that,
+// kPwMinKSplit <= K <= kPwMaxKPartialGrid, and kPwSliceMinTiles to SMs / kPwMinGridDivisor 64-row tiles.
+bool pw_sliced_split_preferred(const SkinnyShape& s, std::int64_t tiles, const port::ArchProfile& arch) {
+  return wgmma_unsliced_rows(s.n) > kPwMaxRowsPartialGrid && s.k >= kPwMinKSplit && s.k <= kPwMaxKPartialGrid &&
+         tiles >= kPwSliceMinTiles && !pw_grid_quarter_full(tiles, arch);
+}
 // Its rule with a cluster split of K: the tiles leave at least half the SMs idle, K >= kPwMinKSplit, the rule
 // without a split does not apply, and for more than kPwMaxRowsPartialGrid rows of a the grid is a quarter of the SMs.
 bool pw_split_preferred(const SkinnyShape& s, std::int64_t tiles, const port::ArchProfile& arch) {
@@ -247,9 +253,13 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
                      "force_warps_m, force_m_tiles, force_resident or workspace reduction");
   // Rows of a per workgroup: all of the padded N, or force_slice_rows (output-row slices, as the warpgroup kernel's).
   const int all_rows = wgmma_unsliced_rows(s.n);
-  const int rows = opt.force_slice_rows != 0                                    ? opt.force_slice_rows
-                   : pw_sliced_preferred(s, ceil_div(s.m, kPwTileM), arch) ? kPwSliceRows
-                                                                                : all_rows;
+  const std::int64_t tiles = ceil_div(s.m, kPwTileM);
+  const bool sliced_split = opt.force_slice_rows == 0 && opt.force_chunks_per_shard == 0 &&
+                            pw_sliced_split_preferred(s, tiles, arch);
+  const int rows = opt.force_slice_rows != 0           ? opt.force_slice_rows
+                   : pw_sliced_preferred(s, tiles, arch) ? kPwSliceRows
+                   : sliced_split                        ? kPwMaxRowsPartialGrid
+                                                         : all_rows;
   if (rows < 8 || rows > all_rows || (rows & (rows - 1)) != 0)
     return refuse(p, "slice_rows=" + std::to_string(rows) + " must be a power of two from 8 to the padded N (" +
                          std::to_string(all_rows) + ")");
@@ -280,7 +290,7 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   std::int64_t shards = 1;
   if (opt.force_chunks_per_shard > 0) {
     shards = ceil_div(steps, std::min<std::int64_t>(opt.force_chunks_per_shard, steps));
-  } else if (pw_split_preferred(s, units, arch)) {  // the most shards whose clusters run in one wave
+  } else if (sliced_split || pw_split_preferred(s, units, arch)) {  // the most shards whose clusters run in one wave
     for (std::int64_t c = std::min<std::int64_t>(max_cluster, steps); c >= 2 && shards == 1; --c)
       if (units * c <= cluster_slots(static_cast<int>(c), 1, arch.compute_units)) shards = c;
   }
@@ -604,7 +614,7 @@ bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch
     return false;
   const std::int64_t tiles = ceil_div(s.m, kPwTileM);
   return pw_unsplit_preferred(s, tiles, arch) || pw_split_preferred(s, tiles, arch) ||
-         pw_sliced_preferred(s, tiles, arch);
+         pw_sliced_preferred(s, tiles, arch) || pw_sliced_split_preferred(s, tiles, arch);
 }
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {

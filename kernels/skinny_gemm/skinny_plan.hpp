@@ -172,7 +172,12 @@ inline constexpr std::size_t kWgmmaAlignSlack = 1024;
 //   * with output-row slices of kPwSliceRows rows of a (one workgroup per tile and slice) for more rows than that,
 //     K < kPwMinKSplit and kPwSliceMinTiles to SMs / kPwMinGridDivisor tiles (M = 1024, K = 2048: N = 64 0.99x
 //     [0.93], N = 128 1.03x [0.88]; one run). Slices measured slower on grids past one wave (0.29-0.72x at M = 4096
-//     and 7168) and with K = 16384 at M = 1024 (0.64x against 0.81x).
+//     and 7168) and with K = 16384 at M = 1024 (0.64x against 0.81x);
+//   * with slices of kPwMaxRowsPartialGrid rows of a and a cluster split for more rows than that, kPwMinKSplit <=
+//     K <= kPwMaxKPartialGrid and kPwSliceMinTiles to SMs / kPwMinGridDivisor tiles (session 14, N = 128, M = 1024,
+//     K = 7168: 3 shards, 10.96-10.99 us against the split-K kernels' 12.62, cuBLAS 9.45-9.51, one run of each
+//     forced form: 2 shards 11.85-11.91, 32-row slices with 2 shards 11.56-11.64, 4 shards do not run in one wave;
+//     K = 16384: 20.0 against 19.3, hence the bound on K).
 inline constexpr int kPwMaxRowsPartialGrid = 64;
 inline constexpr int kPwSliceRows = 32;
 inline constexpr std::int64_t kPwSliceMinTiles = 16;

@@ -132,8 +132,12 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     // covering N; its ring is one of pw_ring's two for its rows (several panels per copy
     // only where K % 64 == 0); ring, barriers and the epilogue's LDS fit the allocation.
     RC_ASSERT(p.mma && !p.wgmma && p.cluster_reduce == (p.k_rnd > 1) && p.slice_rows == 8 * p.mma_n_blocks);
-    // All rows of a in one workgroup, or the sliced rule's 32-row slices (no forced slicing here).
-    if (p.n_slices > 1) RC_ASSERT(p.slice_rows == sk::kPwSliceRows && s.n > sk::kPwSliceRows && s.k < sk::kPwMinKSplit);
+    // All rows of a in one workgroup, the sliced rule's 32-row slices for K < kPwMinKSplit, or its 64-row slices
+    // for N > 64 and kPwMinKSplit <= K <= kPwMaxKPartialGrid (no forced slicing here).
+    if (p.n_slices > 1 && s.k < sk::kPwMinKSplit) RC_ASSERT(p.slice_rows == sk::kPwSliceRows && s.n > sk::kPwSliceRows);
+    else if (p.n_slices > 1)
+      RC_ASSERT(p.slice_rows == sk::kPwMaxRowsPartialGrid && s.n > sk::kPwMaxRowsPartialGrid &&
+                s.k <= sk::kPwMaxKPartialGrid);
     else RC_ASSERT(p.slice_rows >= s.n);
     RC_ASSERT(p.mma_n_blocks >= 1 && p.mma_n_blocks <= 16 && (p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     if (p.n_slices == 1) RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
@@ -148,7 +152,8 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(p.mma_panels == 1);
     RC_ASSERT(p.k_shard == static_cast<std::int64_t>(p.chunks_per_shard) * p.mma_panels * sk::kWgmmaPanelK);
     RC_ASSERT(p.k_rnd * p.k_shard - s.k < p.k_shard);  // no empty shard; the last one may be shorter
-    if (opt.force_kernel == 0) RC_ASSERT(p.k_rnd == 1 || 2 * (s.m + 63) / 64 <= arch.compute_units);
+    if (opt.force_kernel == 0 && p.k_rnd > 1 && 2 * ((s.m + 63) / 64) > arch.compute_units)
+      RC_FAIL("a split on a grid of tiles that leaves fewer than half the SMs idle: " + p.describe());
     const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (64 + p.slice_rows) * 128;
     RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + p.mma_stages * 16);
     RC_ASSERT(p.lds_kreduce >= (64 * sk::pw_red_stride(p.slice_rows) + p.slice_rows * sk::kPwTileStride) * 4 +
@@ -474,7 +479,7 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
 // least 3/4 of the SMs in 64-row tiles (M >= 6336 on the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles
 // (M >= 2112) with K <= 8192; split into a cluster of shards (the most that run in one wave) where the tiles leave
 // half the SMs idle and K >= 4096, for N > 64 only from SMs / 4 tiles; in 32-row output slices for N > 32 on 16 to
-// 32 tiles with K < 4096; its deep one-panel ring from 3/4 of the SMs or where K % 64 != 0. Any forced layout option, another arch or a bug-zoo variant keeps the split-K kernels;
+// 32 tiles with K < 4096, in 64-row slices split into shards for N > 64 there with 4096 <= K <= 8192; its deep one-panel ring from 3/4 of the SMs or where K % 64 != 0. Any forced layout option, another arch or a bug-zoo variant keeps the split-K kernels;
 // forced (force_kernel = 3) it takes any N on sm_90 and is refused elsewhere or with a forced layout, naming the
 // rule.
 TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
@@ -490,9 +495,10 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       {1, 1024, 7168, true, 8, 2, 6},     {64, 4096, 7168, true, 6, 2, 1},   {33, 7168, 2048, true, 12, 1, 1},
       {64, 4096, 16384, true, 6, 2, 2},   {64, 1024, 16384, true, 6, 2, 6},  {128, 7168, 16384, true, 8, 1, 1},
       {65, 6336, 2048, true, 8, 1, 1},    {128, 4096, 2048, false, 0, 0, 0}, {128, 4096, 7168, true, 4, 2, 2},
-      {128, 1024, 7168, false, 0, 0, 0},  {100, 6272, 2048, false, 0, 0, 0}, {32, 1024, 2048, false, 0, 0, 0},
+      {128, 1024, 7168, true, 6, 2, 3},   {100, 6272, 2048, false, 0, 0, 0}, {32, 1024, 2048, false, 0, 0, 0},
       {64, 1024, 2048, true, 8, 2, 1},    {128, 1024, 2048, true, 8, 2, 1},  {128, 960, 2048, false, 0, 0, 0},
-      {128, 1024, 4096, false, 0, 0, 0}};
+      {128, 1024, 4096, true, 6, 2, 3},   {100, 2048, 8192, true, 6, 2, 2},  {100, 2048, 8200, false, 0, 0, 0},
+      {128, 1024, 16384, false, 0, 0, 0}, {128, 960, 7168, false, 0, 0, 0},  {65, 2112, 7168, true, 4, 2, 3}};
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
     ASSERT_TRUE(p.ok) << p.describe();
@@ -502,9 +508,13 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       EXPECT_EQ(p.mma_panels, c.panels) << p.describe();
       EXPECT_EQ(p.k_rnd, c.shards) << p.describe();
       EXPECT_EQ(p.cluster_reduce, c.shards > 1) << p.describe();
-      // 32-row slices for N > 32 on 16 to 32 tiles with K < 4096, else all rows of a in one workgroup.
-      const bool sliced = c.n > 32 && c.m / 64 >= 16 && c.m / 64 < 33 && c.k < 4096;
-      EXPECT_EQ(p.slice_rows, sliced ? 32 : sk::wgmma_unsliced_rows(c.n)) << p.describe();
+      // 32-row slices for N > 32 on 16 to 32 tiles with K < 4096, 64-row slices for N > 64 there with 4096 <= K
+      // <= 8192, else all rows of a in one workgroup.
+      const bool few_tiles = c.m / 64 >= 16 && c.m / 64 < 33;
+      const int rows = c.n > 32 && few_tiles && c.k < 4096                   ? 32
+                       : c.n > 64 && few_tiles && c.k >= 4096 && c.k <= 8192 ? 64
+                                                                              : sk::wgmma_unsliced_rows(c.n);
+      EXPECT_EQ(p.slice_rows, rows) << p.describe();
       EXPECT_EQ(p.grid, (c.m + 63) / 64 * p.n_slices * c.shards);
     }
   }
