@@ -478,10 +478,11 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
 // The producer-warp kernel is the plan's choice (skinny_plan.hpp, kPwMaxRowsPartialGrid): unsplit on grids of at
 // least 3/4 of the SMs in 64-row tiles (M >= 6336 on the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles
 // (M >= 2112) with K <= 8192; split into a cluster of shards (the most that run in one wave) where the tiles leave
-// half the SMs idle and K >= 4096, for N > 64 only from SMs / 4 tiles; in 32-row output slices for N > 32 on 16 to
-// 32 tiles with K < 4096, in 64-row slices split into shards for N > 64 there with 4096 <= K <= 8192; its deep one-panel ring from 3/4 of the SMs or where K % 64 != 0. Any forced layout option, another arch or a bug-zoo variant keeps the split-K kernels;
-// forced (force_kernel = 3) it takes any N on sm_90 and is refused elsewhere or with a forced layout, naming the
-// rule.
+// half the SMs idle (2 · tiles <= SMs, at its edge too) and K >= 4096, for N > 64 only from SMs / 4 tiles; in 32-row
+// output slices for N > 32 on 16 to 32 tiles with K < 4096, in 64-row slices split into shards for N > 64 there with
+// 4096 <= K <= 8192; its deep one-panel ring from 3/4 of the SMs or where K % 64 != 0. Any forced layout option,
+// another arch or a bug-zoo variant keeps the split-K kernels; forced (force_kernel = 3) it takes any N on sm_90 and
+// is refused elsewhere or with a forced layout, naming the rule.
 TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   struct Case {
     std::int64_t n, m, k;
@@ -498,7 +499,8 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       {128, 1024, 7168, true, 6, 2, 3},   {100, 6272, 2048, false, 0, 0, 0}, {32, 1024, 2048, false, 0, 0, 0},
       {64, 1024, 2048, true, 8, 2, 1},    {128, 1024, 2048, true, 8, 2, 1},  {128, 960, 2048, false, 0, 0, 0},
       {128, 1024, 4096, true, 6, 2, 3},   {100, 2048, 8192, true, 6, 2, 2},  {100, 2048, 8200, false, 0, 0, 0},
-      {128, 1024, 16384, false, 0, 0, 0}, {128, 960, 7168, false, 0, 0, 0},  {65, 2112, 7168, true, 4, 2, 3}};
+      {128, 1024, 16384, false, 0, 0, 0}, {128, 960, 7168, false, 0, 0, 0},  {65, 2112, 7168, true, 4, 2, 3},
+      {128, 4224, 7168, true, 4, 2, 2},   {128, 4225, 7168, false, 0, 0, 0}};  // 2·66 tiles = the SMs; 2·67 above
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
     ASSERT_TRUE(p.ok) << p.describe();
