@@ -278,6 +278,16 @@ int main() {
         // DSV4_BENCH_PW_CPS=14 (say): with DSV4_BENCH_KERNEL=pw, that many ring steps per K-shard (a cluster split).
         if (const char* e = std::getenv("DSV4_BENCH_PW_CPS"); e && force_kernel == 3)
           auto_opt.force_chunks_per_shard = std::atoi(e);
+        // DSV4_BENCH_PW_TM=128: with DSV4_BENCH_KERNEL=pw, the wide tile (128 rows of b per workgroup).
+        if (const char* e = std::getenv("DSV4_BENCH_PW_TM"); e && force_kernel == 3)
+          auto_opt.force_pw_tile_m = std::atoi(e);
+        // DSV4_BENCH_PW_SHARDS=4 (say): with DSV4_BENCH_KERNEL=pw, K in that many cluster shards (the steps per
+        // shard that give it, from the plan's ring).
+        if (const char* e = std::getenv("DSV4_BENCH_PW_SHARDS"); e && force_kernel == 3) {
+          const sk::SkinnyPlan one = sk::make_plan(sh, arch, auto_opt);
+          const std::int64_t steps = one.ok ? (k + one.k_chunk - 1) / one.k_chunk : 1, c = std::max(1, std::atoi(e));
+          auto_opt.force_chunks_per_shard = static_cast<int>((steps + c - 1) / c);
+        }
         const sk::SkinnyPlan auto_plan = sk::make_plan(sh, arch, auto_opt);
         const std::size_t b_bytes = static_cast<std::size_t>(m) * k * 2;
         const int copies = static_cast<int>(std::clamp<std::size_t>((std::size_t{240} << 20) / b_bytes + 1, 1, 32));
@@ -298,9 +308,10 @@ int main() {
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[256];
           if (pl.producer_warp) {
-            std::snprintf(buf, sizeof buf, "producer-warp rows_of_a=%d slices=%d ring=%dx%d grid=%lld shards=%lld",
-                          8 * pl.mma_n_blocks, pl.n_slices, pl.mma_stages, pl.mma_panels, static_cast<long long>(pl.grid),
-                          static_cast<long long>(pl.k_rnd));
+            std::snprintf(buf, sizeof buf,
+                          "producer-warp rows_of_a=%d rows_of_b=%d slices=%d ring=%dx%d grid=%lld shards=%lld",
+                          8 * pl.mma_n_blocks, pl.tile_m, pl.n_slices, pl.mma_stages, pl.mma_panels,
+                          static_cast<long long>(pl.grid), static_cast<long long>(pl.k_rnd));
             return std::string(buf);
           }
           std::snprintf(buf, sizeof buf,

@@ -55,7 +55,7 @@ KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
 KernelFn wgmma_kernel(bool f16, int n_blocks, int m64, int stages);
 // The producer-warp kernel for 8·n_blocks rows of a and a ring of stages x panels (skinny_gemm_pw.kernel.cpp; cuda
 // and sim only).
-KernelFn producer_warp_kernel(bool f16, int n_blocks, int stages, int panels);
+KernelFn producer_warp_kernel(bool f16, int n_blocks, int tile_m, int stages, int panels);
 
 // The output tile a workgroup owns and its K-shard. Workgroup b: tile index t = b % (tiles_m · n_slices) (its
 // counter and slab), shard b / (tiles_m · n_slices); M-tile t / n_slices and slice t % n_slices (the slices of an

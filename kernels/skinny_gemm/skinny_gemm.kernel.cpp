@@ -198,14 +198,14 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
     throw port::Error("skinny_gemm: the MMA main loop (sm_90 plans) is not built for the hip backend [" +
                       plan.describe() + "]");
 #else
-  if (ka.producer_warp) {  // b as the MMA's A operand: boxes of 64 rows of b and all padded rows of a
-    kernel = detail::producer_warp_kernel(f16, ka.mma_n_blocks, ka.mma_stages, ka.mma_panels);
+  if (ka.producer_warp) {  // b as the MMA's A operand: boxes of tile_m (64 or 128) rows of b and a slice's rows of a
+    kernel = detail::producer_warp_kernel(f16, ka.mma_n_blocks, ka.tile_m, ka.mma_stages, ka.mma_panels);
     const int rows_a = 8 * ka.mma_n_blocks;  // a slice's rows of a
     if (ka.mma_panels > 1) {
-      p.tmap_b = port::make_tensor_map_panels(io.b, s.m, s.k, s.k * 2, kPwTileM, ka.mma_panels);
+      p.tmap_b = port::make_tensor_map_panels(io.b, s.m, s.k, s.k * 2, ka.tile_m, ka.mma_panels);
       p.tmap_a = port::make_tensor_map_panels(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a, ka.mma_panels);
     } else {
-      p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, kPwTileM);
+      p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, ka.tile_m);
       p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a);
     }
   } else if (ka.wgmma) {

@@ -1,6 +1,6 @@
 // Producer-warp kernel of the skinny GEMM (plan.producer_warp, sm_90; chosen for N <= 32 on grids of at least a
 // quarter of the SMs, skinny_plan.hpp; force_kernel = 3 for any N): b as the warpgroup MMA's A operand, one
-// workgroup per 64 rows of b, all NN = 8·n_blocks (8 to 128 >= N) padded rows of a as the B operand, the whole K
+// workgroup per TM = 64 (or 128) rows of b, all NN = 8·n_blocks (8 to 128 >= N) padded rows of a as the B operand, the whole K
 // (no split); cuBLAS's layout at N <= 32 (bench/kernels/data/cublas_kernels_h200.txt).
 //   * Warp 8, lane 0 (the producer) fills a ring of S slots of P 64-K panels: for step i it waits for slot i % S's
 //     "empty" barrier (from the second round on), announces the stage's bytes on its "full" barrier and issues one
@@ -8,7 +8,9 @@
 //     also takes K % 64 != 0: the box past K arrives as zeros). Lanes 1-31 leave at once.
 //   * The two consumer warpgroups take alternate steps (warpgroup g: steps g, g + 2, ...: two k-groups), wait for
 //     the step's full barrier, run its MMAs, wait for them and release the slot at once (every thread arrives on
-//     the empty barrier: 128 arrivals).
+//     the empty barrier: 128 arrivals). With the wide tile (TM = kPwWideTileM = 128 rows of b, plan.tile_m) both
+//     warpgroups read every slot, warpgroup g the MMAs of rows 64g.. of b (256 arrivals), and the epilogue has no
+//     k-group sum: each places its half of the tile (place_halves).
 //   * Epilogue (consumers, named barrier 1): the two k-groups are summed split in halves through LDS (each
 //     warpgroup adds the other's half to its own: a commutative add, the same bits whichever warpgroup makes it),
 //     the sums go to LDS transposed (NN rows of 64 outputs) and the consumer threads store groups of kEpiVec
@@ -43,17 +45,22 @@ constexpr int kConsumers = 256;   // two warpgroups
 constexpr int kProducer = 256;    // thread index of the producer lane
 constexpr int kEpilogueBarrier = 1;
 
-// The k-group sum: acc holds the 64 (rows of b: outputs m0..m0+63) x NN (rows of a: outputs n) tile of this
-// warpgroup's k-group in the wgmma accumulator layout (kernels/port/wgmma.hpp); afterwards `tile` (LDS, NN rows of
-// kPwTileStride floats) holds the workgroup's fp32 sums transposed, row n = output row n.
+// The wgmma accumulator layout (kernels/port/wgmma.hpp) of a warpgroup's 64 (rows of b) x NN (rows of a) tile:
+// accumulator j of thread tid is row pw_row_of(tid, j) (m - m0 of its 64) and column pw_col_of(tid, j) (n).
+__device__ __forceinline__ int pw_row_of(int tid, int j) { return 16 * ((tid % 128) / 32) + (tid % 32) / 4 + 8 * ((j % 4) / 2); }
+__device__ __forceinline__ int pw_col_of(int tid, int j) { return 8 * (j / 4) + 2 * (tid % 4) + j % 2; }
+
+// The k-group sum (tile_m = 64): acc holds the 64 (rows of b: outputs m0..m0+63) x NN (rows of a: outputs n) tile
+// of this warpgroup's k-group; afterwards `tile` (LDS, NN rows of kPwTileStride floats) holds the workgroup's fp32
+// sums transposed, row n = output row n.
 template <int NN>
 __device__ __forceinline__ void sum_kgroups(const float (&acc)[NN / 2], port::lds_ptr<float> red,
                                             port::lds_ptr<float> tile, int tid) {
   constexpr int H = NN / 4;  // accumulators per thread in each half (even: whole pairs)
   constexpr int RS = pw_red_stride(NN), TS = kPwTileStride;
-  const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
-  auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };  // m - m0
-  auto col_of = [&](int j) { return 8 * (j / 4) + 2 * t + j % 2; };     // n
+  const int grp = tid / 128;
+  auto row_of = [&](int j) { return pw_row_of(tid, j); };  // m - m0
+  auto col_of = [&](int j) { return pw_col_of(tid, j); };  // n
   // Accumulator indices stay compile-time constants (a run-time index would put acc in local memory).
   auto give = [&](auto half) {
 SKINNY_UNROLL
@@ -76,28 +83,42 @@ SKINNY_UNROLL
   port::named_barrier_sync(kEpilogueBarrier, kConsumers);
 }
 
+// The wide tile (tile_m = 128): warpgroup g's accumulators are rows 64g..64g+63 of b; `tile` (LDS, NN rows of
+// pw_tile_stride(128) floats) gets them transposed. Consecutive threads' columns are 2 rows of 132 floats apart:
+// 8 banks, so a warp's 8 x 4 stores hit 32 distinct banks.
+template <int NN>
+__device__ __forceinline__ void place_halves(const float (&acc)[NN / 2], port::lds_ptr<float> tile, int tid) {
+  constexpr int TS = pw_tile_stride(kPwWideTileM);
+  const int base = 64 * (tid / 128);
+SKINNY_UNROLL
+  for (int j = 0; j < NN / 2; ++j) tile[pw_col_of(tid, j) * TS + base + pw_row_of(tid, j)] = acc[j];
+  port::named_barrier_sync(kEpilogueBarrier, kConsumers);
+}
+
 // The store of the tile's groups of kEpiVec outputs of one row (gi = n · 8 + q: outputs m0 + 8q .. m0 + 8q + 7 of
 // row n), groups first, first + step, ...: each summed over `shards` LDS tiles in shard order from zero (one
 // shard: the tile itself) and stored with the bias by store_output8.
-template <bool F16, int NN>
+template <bool F16, int NN, int TM>
 __device__ __forceinline__ void store_groups(const KParams& p, const TileRef& tr, const port::lds_ptr<float>* tiles,
                                              int shards, int first, int step) {
-  constexpr int kPerRow = kPwTileM / kEpiVec, kGroups = NN * kPerRow;
+  constexpr int kPerRow = TM / kEpiVec, kGroups = NN * kPerRow, TS = pw_tile_stride(TM);
   for (int gi = first; gi < kGroups; gi += step) {
     const int n = gi / kPerRow, q = gi % kPerRow;  // n: the row in the slice (output row tr.n0 + n)
     if (tr.n0 + n >= p.n) break;  // groups go row by row: the rest are padding rows of a
     Out8 s{};
-    for (int r = 0; r < shards; ++r) add_lds8(s, tiles[r], n * kPwTileStride + q * kEpiVec);
-    store_output8<F16>(p, tr, n * kPwTileM + q * kEpiVec, s);
+    for (int r = 0; r < shards; ++r) add_lds8(s, tiles[r], n * TS + q * kEpiVec);
+    store_output8<F16>(p, tr, n * TM + q * kEpiVec, s);
   }
 }
 
-template <bool F16, int NN, int S, int P>
+template <bool F16, int NN, int TM, int S, int P>
 __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV4_GRID_CONSTANT KParams p) {
   static_assert(NN == 8 || NN == 16 || NN == 32 || NN == 64 || NN == 128, "rows of a: one wgmma n of 8 to 128");
+  static_assert(TM == kPwTileM || TM == kPwWideTileM, "rows of b: one warpgroup's 64 (k-groups) or both's 128");
+  constexpr bool kWide = TM == kPwWideTileM;  // both warpgroups read every slot, each its 64 rows of b
   constexpr port::MmaElem E = F16 ? port::MmaElem::f16 : port::MmaElem::bf16;
   constexpr int PK = kWgmmaPanelK;
-  constexpr int STAGE = P * (kPwTileM + NN) * PK;  // elements per slot: P panels of b, then P panels of a
+  constexpr int STAGE = P * (TM + NN) * PK;  // elements per slot: P panels of b, then P panels of a
   DSV4_LDS_DYNAMIC(std::uint16_t, smem);
   const int tid = static_cast<int>(threadIdx.x), grp = tid / 128;
   const int skip = port::lds_align_skip(smem);
@@ -110,7 +131,7 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
     port::tma_prefetch_descriptor(p.tmap_a);
     for (int s = 0; s < S; ++s) {
       port::mbarrier_init(full, s, 1);
-      port::mbarrier_init(empty, s, 128);
+      port::mbarrier_init(empty, s, kWide ? kConsumers : 128);
     }
     port::mbarrier_init_fence();
   }
@@ -128,7 +149,7 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
   const int all_steps = (p.k + P * PK - 1) / (P * PK);
   const int step0 = ks * p.chunks_per_shard;
   const int nsteps = (all_steps - step0 < p.chunks_per_shard ? all_steps - step0 : p.chunks_per_shard);
-  const int m0 = tile * kPwTileM;
+  const int m0 = tile * TM;
 
   if (tid >= kConsumers) {  // the producer warp
     if (tid == kProducer) {
@@ -139,10 +160,10 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
         const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
         if constexpr (P > 1) {
           port::tma_load_panels(ring, at, p.tmap_b, m0, kp, full, slot);
-          port::tma_load_panels(ring, at + P * kPwTileM * PK, p.tmap_a, n0, kp, full, slot);
+          port::tma_load_panels(ring, at + P * TM * PK, p.tmap_a, n0, kp, full, slot);
         } else {
           port::tma_load_2d(ring, at, p.tmap_b, kp * PK, m0, full, slot);
-          port::tma_load_2d(ring, at + kPwTileM * PK, p.tmap_a, kp * PK, n0, full, slot);
+          port::tma_load_2d(ring, at + TM * PK, p.tmap_a, kp * PK, n0, full, slot);
         }
       }
       port::allow_next_grid();
@@ -158,7 +179,10 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
   float acc[NN / 2];
 SKINNY_UNROLL
   for (int j = 0; j < NN / 2; ++j) acc[j] = 0.f;
-  for (int i = grp; i < nsteps; i += 2) {
+  // k-groups (tile_m = 64): warpgroup g takes steps g, g + 2, ...; the wide tile: every step, rows 64g.. of b.
+  const int first_step = kWide ? 0 : grp, step_stride = kWide ? 1 : 2;
+  const int b_row0 = kWide ? 64 * grp : 0;
+  for (int i = first_step; i < nsteps; i += step_stride) {
     const int slot = i % S;
     port::mbarrier_wait(full, slot, (i / S) & 1);
     port::wgmma_pin(acc);
@@ -168,7 +192,7 @@ SKINNY_UNROLL
     for (int q = 0; q < P; ++q)
 SKINNY_UNROLL
       for (int k16 = 0; k16 < PK / 16; ++k16)  // rows of a past N and K past the tensor are zeros in LDS
-        port::wgmma_m64k16<E, NN>(acc, ring, at + q * kPwTileM * PK, ring, at + P * kPwTileM * PK + q * NN * PK, k16,
+        port::wgmma_m64k16<E, NN>(acc, ring, at + (q * TM + b_row0) * PK, ring, at + P * TM * PK + q * NN * PK, k16,
                                   true);
     port::wgmma_commit();
     port::wgmma_wait<0>();
@@ -176,14 +200,15 @@ SKINNY_UNROLL
     port::mbarrier_arrive(empty, slot);  // release: this thread's reads of the slot are done
   }
   port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
-  port::named_barrier_sync(kEpilogueBarrier, kConsumers);  // both k-groups' MMAs are done: the ring is free
-  const std::size_t red_floats = std::size_t{kPwTileM} * pw_red_stride(NN);
-  auto tile_sums = port::lds_carve<float>(smem, ring_at + red_floats * 4, static_cast<std::size_t>(NN) * kPwTileStride,
-                                          "pw_output_tile");
-  sum_kgroups<NN>(acc, port::lds_carve<float>(smem, ring_at, red_floats, "pw_kgroup_exchange"), tile_sums, tid);
+  port::named_barrier_sync(kEpilogueBarrier, kConsumers);  // both warpgroups' MMAs are done: the ring is free
+  const std::size_t red_floats = kWide ? 0 : std::size_t{kPwTileM} * pw_red_stride(NN);
+  auto tile_sums = port::lds_carve<float>(smem, ring_at + red_floats * 4,
+                                          static_cast<std::size_t>(NN) * pw_tile_stride(TM), "pw_output_tile");
+  if constexpr (kWide) place_halves<NN>(acc, tile_sums, tid);
+  else sum_kgroups<NN>(acc, port::lds_carve<float>(smem, ring_at, red_floats, "pw_kgroup_exchange"), tile_sums, tid);
   const TileRef tr{unit, tile, n0, ks};
   if (shards == 1) {
-    store_groups<F16, NN>(p, tr, &tile_sums, 1, tid, kConsumers);
+    store_groups<F16, NN, TM>(p, tr, &tile_sums, 1, tid, kConsumers);
     return;
   }
   // Cluster split: after a cluster barrier rank ks sums every shards-th group, from group ks, over all ranks' tiles
@@ -191,38 +216,42 @@ SKINNY_UNROLL
   port::cluster_sync();
   port::lds_ptr<float> peers[kMaxClusterShards];
   for (int r = 0; r < shards; ++r) peers[r] = port::cluster_lds(tile_sums, r);
-  store_groups<F16, NN>(p, tr, peers, shards, ks + shards * tid, shards * kConsumers);
+  store_groups<F16, NN, TM>(p, tr, peers, shards, ks + shards * tid, shards * kConsumers);
   port::cluster_sync();
 }
 
-// One instance per row count of a and ring of pw_ring (both forms).
-template <bool F16, int NN>
+// One instance per row count of a, tile of b and ring of pw_ring (both forms).
+template <bool F16, int NN, int TM>
 KernelFn pick_ring(int stages, int panels) {
-  constexpr PwRing wide = pw_ring(NN, true), deep = pw_ring(NN, false);
-  if (stages == wide.stages && panels == wide.panels) return &skinny_gemm_pw_kernel<F16, NN, wide.stages, wide.panels>;
-  if (stages == deep.stages && panels == deep.panels) return &skinny_gemm_pw_kernel<F16, NN, deep.stages, deep.panels>;
+  constexpr PwRing wide = pw_ring(NN, true, TM), deep = pw_ring(NN, false, TM);
+  if (stages == wide.stages && panels == wide.panels) return &skinny_gemm_pw_kernel<F16, NN, TM, wide.stages, wide.panels>;
+  if (stages == deep.stages && panels == deep.panels) return &skinny_gemm_pw_kernel<F16, NN, TM, deep.stages, deep.panels>;
   return nullptr;
 }
 
-template <bool F16>
+template <bool F16, int TM>
 KernelFn pick(int n_blocks, int stages, int panels) {
   switch (n_blocks) {
-    case 1: return pick_ring<F16, 8>(stages, panels);
-    case 2: return pick_ring<F16, 16>(stages, panels);
-    case 4: return pick_ring<F16, 32>(stages, panels);
-    case 8: return pick_ring<F16, 64>(stages, panels);
-    case 16: return pick_ring<F16, 128>(stages, panels);
+    case 1: return pick_ring<F16, 8, TM>(stages, panels);
+    case 2: return pick_ring<F16, 16, TM>(stages, panels);
+    case 4: return pick_ring<F16, 32, TM>(stages, panels);
+    case 8: return pick_ring<F16, 64, TM>(stages, panels);
+    case 16: return pick_ring<F16, 128, TM>(stages, panels);
     default: return nullptr;
   }
 }
 
 }  // namespace
 
-KernelFn producer_warp_kernel(bool f16, int n_blocks, int stages, int panels) {
-  const KernelFn k = f16 ? pick<true>(n_blocks, stages, panels) : pick<false>(n_blocks, stages, panels);
+KernelFn producer_warp_kernel(bool f16, int n_blocks, int tile_m, int stages, int panels) {
+  KernelFn k = nullptr;
+  if (tile_m == kPwTileM) k = f16 ? pick<true, kPwTileM>(n_blocks, stages, panels) : pick<false, kPwTileM>(n_blocks, stages, panels);
+  if (tile_m == kPwWideTileM)
+    k = f16 ? pick<true, kPwWideTileM>(n_blocks, stages, panels) : pick<false, kPwWideTileM>(n_blocks, stages, panels);
   if (!k)
     throw port::Error("skinny_gemm: no producer-warp kernel is instantiated for " + std::to_string(8 * n_blocks) +
-                      " rows of a with a ring of " + std::to_string(stages) + "x" + std::to_string(panels) + " panels");
+                      " rows of a and " + std::to_string(tile_m) + " rows of b with a ring of " +
+                      std::to_string(stages) + "x" + std::to_string(panels) + " panels");
   return k;
 }
 #endif  // !DSV4_BACKEND_HIP

@@ -200,7 +200,7 @@ bool forces_a_split_k_layout(const SkinnyOptions& o) {
 // Options that force any layout (the plan's own choice is then not the producer-warp kernel's rule).
 bool forces_a_layout(const SkinnyOptions& o) {
   return forces_a_split_k_layout(o) || o.force_chunks_per_shard != 0 || o.force_slice_rows != 0 ||
-         o.force_cluster_reduce == 2;
+         o.force_pw_tile_m != 0 || o.force_cluster_reduce == 2;
 }
 
 // Whether a producer-warp grid of `tiles` workgroups fills at least 3/4 of the SMs.
@@ -237,7 +237,14 @@ bool pw_split_preferred(const SkinnyShape& s, std::int64_t tiles, const port::Ar
   return wgmma_unsliced_rows(s.n) <= kPwMaxRowsPartialGrid || pw_grid_quarter_full(tiles, arch);
 }
 
-// The producer-warp kernel's plan (skinny_plan.hpp, kPwTileM): grid ceil(M / 64) x shards, the ring by pw_ring. K is
+// Its wide tile's rule (kPwWideTileM): a grid of 64-row tiles of at least 3/4 of the SMs, at most kPwWideMaxRows
+// padded rows of a, and rows of a x K at most kPwWideMaxRowsK (one unsliced, unsplit workgroup per 128 rows of b).
+bool pw_wide_preferred(const SkinnyShape& s, std::int64_t tiles, const port::ArchProfile& arch) {
+  const std::int64_t rows = wgmma_unsliced_rows(s.n);
+  return pw_grid_mostly_full(tiles, arch) && rows <= kPwWideMaxRows && rows * s.k <= kPwWideMaxRowsK;
+}
+
+// The producer-warp kernel's plan (skinny_plan.hpp, kPwTileM): grid ceil(M / tile_m) x slices x shards, the ring by pw_ring. K is
 // split (a cluster of k_rnd workgroups per tile, no workspace) when forced (force_chunks_per_shard: steps of the
 // ring per shard) or by pw_split_preferred: then into the most shards (up to 8, at most the steps) whose clusters
 // all run in one wave (cluster_slots). One shard: the kernel stores straight to the output.
@@ -263,34 +270,43 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   if (rows < 8 || rows > all_rows || (rows & (rows - 1)) != 0)
     return refuse(p, "slice_rows=" + std::to_string(rows) + " must be a power of two from 8 to the padded N (" +
                          std::to_string(all_rows) + ")");
+  // Rows of b per workgroup: kPwTileM, or the wide tile when forced (force_pw_tile_m) or by its rule (no other
+  // layout option forced; then one shard).
+  const bool wide_by_rule = opt.force_pw_tile_m == 0 && opt.force_slice_rows == 0 && opt.force_chunks_per_shard == 0 &&
+                            pw_wide_preferred(s, tiles, arch);
+  const int tm = opt.force_pw_tile_m != 0 ? opt.force_pw_tile_m : wide_by_rule ? kPwWideTileM : kPwTileM;
+  if (tm != kPwTileM && tm != kPwWideTileM)
+    return refuse(p, "force_pw_tile_m=" + std::to_string(tm) + ": the producer-warp kernel takes " +
+                         std::to_string(kPwTileM) + " or " + std::to_string(kPwWideTileM) + " rows of b per workgroup");
   p.mma = true;
   p.producer_warp = true;
   p.n_p2 = std::max(16, rows);
   p.slice_rows = rows;
   p.n_slices = static_cast<int>(ceil_div(s.n, rows));
-  p.tile_m = kPwTileM;
-  p.tiles_m = ceil_div(s.m, kPwTileM);
-  p.m_padded = p.tiles_m * kPwTileM;
+  p.tile_m = tm;
+  p.tiles_m = ceil_div(s.m, tm);
+  p.m_padded = p.tiles_m * tm;
   const std::int64_t units = p.tiles_m * p.n_slices;  // output tiles: workgroups per shard
   p.mma_warps_m = 1;
   p.mma_warps_n = 1;
-  p.mma_m_tiles = kPwTileM / 16;
+  p.mma_m_tiles = tm / 16;
   p.mma_n_blocks = rows / 8;
   p.mma_resident = 1;
   p.mma_model_cost = -1;  // not the model's choice
-  p.k_groups = 2;
+  p.k_groups = tm == kPwTileM ? 2 : 1;  // the wide tile: each warpgroup its 64 rows of b, every step
   const bool deep = s.k % kWgmmaPanelK != 0 || pw_grid_mostly_full(units, arch);
-  const PwRing ring = pw_ring(rows, !deep);
+  const PwRing ring = pw_ring(rows, !deep, tm);
   p.mma_stages = ring.stages;
   p.mma_panels = ring.panels;
   p.k_chunk = ring.panels * kWgmmaPanelK;  // one step of the ring
-  // K-shards (pw_shards): a cluster per 64-row tile, the shards' partials summed from each other's LDS.
+  // K-shards (pw_shards): a cluster per tile, the shards' partials summed from each other's LDS.
   const std::int64_t steps = ceil_div(s.k, p.k_chunk);
   const int max_cluster = std::min(arch.max_cluster_blocks, kMaxClusterShards);
   std::int64_t shards = 1;
   if (opt.force_chunks_per_shard > 0) {
     shards = ceil_div(steps, std::min<std::int64_t>(opt.force_chunks_per_shard, steps));
-  } else if (sliced_split || pw_split_preferred(s, units, arch)) {  // the most shards whose clusters run in one wave
+  } else if (!wide_by_rule && (sliced_split || pw_split_preferred(s, units, arch))) {
+    // the most shards whose clusters run in one wave
     for (std::int64_t c = std::min<std::int64_t>(max_cluster, steps); c >= 2 && shards == 1; --c)
       if (units * c <= cluster_slots(static_cast<int>(c), 1, arch.compute_units)) shards = c;
   }
@@ -311,9 +327,11 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   p.grid = units * p.k_rnd;
   p.block = kPwThreads;
   p.overlap_previous = opt.overlap_previous;
-  p.lds_main = static_cast<std::size_t>(ring.stages) * ring.panels * (kPwTileM + rows) * kWgmmaPanelK * 2 +
+  p.lds_main = static_cast<std::size_t>(ring.stages) * ring.panels * (tm + rows) * kWgmmaPanelK * 2 +
                kWgmmaAlignSlack + static_cast<std::size_t>(ring.stages) * 16;  // full and empty barriers
-  p.lds_kreduce = static_cast<std::size_t>(kPwTileM * pw_red_stride(rows) + rows * kPwTileStride) * 4 + kWgmmaAlignSlack;
+  // The epilogue: the k-group exchange (tile_m = 64 only) and the transposed output tile.
+  const int exchange = tm == kPwTileM ? kPwTileM * pw_red_stride(rows) : 0;
+  p.lds_kreduce = static_cast<std::size_t>(exchange + rows * pw_tile_stride(tm)) * 4 + kWgmmaAlignSlack;
   p.readback_pass_outputs = std::min(p.n_p2 * p.tile_m, kReadbackPassOutputs);  // (no readback: the MMA path's)
   p.rows_per_n_tile = p.readback_pass_outputs / p.tile_m;
   p.n_tiles = p.n_p2 / p.rows_per_n_tile;
@@ -619,6 +637,10 @@ bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
   if (opt.force_kernel == 3 || producer_warp_preferred(s, arch, opt)) return producer_warp_plan(s, arch, opt);
+  if (opt.force_pw_tile_m != 0) {
+    SkinnyPlan p = plan_of(s, arch, opt);
+    return refuse(p, "force_pw_tile_m applies to the producer-warp kernel only (force_kernel=3)");
+  }
   if (arch.arch != port::Arch::sm_90) return make_plan_with(s, arch, opt, 0, 0);
   // Tensor-core paths: every admitted layout of the m16n8k16 kernel (16-row tiles of b per warp from the N class's
   // choices; 4, 2 or 1 warps along M) and of the warpgroup kernel (1 or 2 tiles of 64 rows per warpgroup; 2 or 1

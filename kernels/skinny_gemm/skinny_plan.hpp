@@ -69,6 +69,8 @@ struct SkinnyOptions {
   // sm_90: whether the plan may take the producer-warp kernel by its rule (kPwTileM); false keeps the split-K kernels
   // and the cost model's choice among them (the benchmark's A/B, DSV4_BENCH_NO_PW).
   bool allow_producer_warp = true;
+  // Producer-warp kernel: rows of b per workgroup (0 = its rule; kPwTileM = 64 or kPwWideTileM = 128).
+  int force_pw_tile_m = 0;
 };
 
 struct LdsPhase {
@@ -185,6 +187,21 @@ inline constexpr std::int64_t kPwMaxKPartialGrid = 8192;
 inline constexpr std::int64_t kPwMinKSplit = 4096;  // measured at 2048 (slower) and 7168 (faster)
 inline constexpr int kPwThreads = 288;   // two consumer warpgroups and the producer warp
 inline constexpr int kPwTileM = 64;      // rows of b per workgroup (the wgmma's m)
+// The wide tile: 128 rows of b per workgroup, each consumer warpgroup the MMAs of its 64 rows on every step (no
+// k-groups): half the workgroups, each streaming twice the rows of b with 16 KiB bulk copies of b
+// (SkinnyOptions::force_pw_tile_m). Its rule (session 15, H200, two runs; the 64-row tile's times in brackets, us):
+// where the 64-row tiles fill at least 3/4 of the SMs, with at most kPwWideMaxRows padded rows of a and rows x K at
+// most kPwWideMaxRowsK, unsplit. M = 7168, K = 2048: N = 1 9.23 [9.71-9.75], N = 4 9.22-9.27 [9.82-9.83], N = 16
+// 9.43-9.44 [9.79-9.80], N = 32 10.01 [10.03-10.04]; K = 7168: N = 1 27.42 [28.16], N = 4 26.85-27.20
+// [28.18-28.42], N = 16 28.56-28.69 [28.33-28.34], N = 32 30.0-30.5 [28.8]; K = 16384: 65-66 [59.4-59.7] for
+// N <= 16 (56 workgroups cannot pull the DRAM bandwidth through their copies); on grids below 3/4 of the SMs it
+// was slower at every N (M = 4096, K = 2048: 7.4-8.7 [6.0-6.3]), as was every N = 64 and 128 (at N = 128 the MMAs
+// of a 128 x 128 step bound it). Data: bench/kernels/data/skinny_pw_h200.txt, session 15.
+inline constexpr int kPwWideTileM = 128;
+inline constexpr int kPwWideMaxRows = 16;
+inline constexpr std::int64_t kPwWideMaxRowsK = 65536;
+inline constexpr int kPwRingBytes = 192 << 10;
+inline constexpr int kPwMaxSlots = 16;
 inline constexpr int kPwMinGridDivisor = 4;
 // Ring slots x 64-K panels per slot for `rows` padded rows of a: `wide`, with one bulk copy per operand for the
 // slot's 2 panels (K % 64 == 0), where the grid leaves SMs free (a workgroup's copy issue rate bounds it); else one
@@ -193,13 +210,17 @@ inline constexpr int kPwMinGridDivisor = 4;
 struct PwRing {
   int stages, panels;
 };
-constexpr PwRing pw_ring(int rows, bool wide) {
-  const int slots = rows <= 32 ? 16 : rows == 64 ? 12 : 8;  // one-panel slots in 192 KiB (8 at 64 + 128 rows)
+// With tile_m = 128 rows of b (kPwWideTileM) the slots are larger: 6 one-panel slots at 128 rows of a, 8 at 64, 9
+// at 32, 10 at 16, 11 at 8.
+constexpr PwRing pw_ring(int rows, bool wide, int tile_m = kPwTileM) {
+  const int fit = kPwRingBytes / ((tile_m + rows) * kWgmmaPanelK * 2);
+  const int slots = fit < kPwMaxSlots ? fit : kPwMaxSlots;  // one-panel slots in 192 KiB, at most 16
   return wide ? PwRing{slots / 2, 2} : PwRing{slots, 1};
 }
 // Epilogue LDS row strides (floats): the k-group exchange (64 rows of the accumulator tile) is padded so that a
 // warp's 8 rows x 4 float2 hit distinct banks; the transposed output tile (rows of a) keeps 16-byte rows.
 constexpr int pw_red_stride(int rows) { return rows + ((8 - rows) % 32 + 32) % 32; }
+constexpr int pw_tile_stride(int tile_m) { return tile_m + 4; }
 inline constexpr int kPwTileStride = kPwTileM + 4;
 inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
 inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches

@@ -50,12 +50,12 @@ inline void check_producer_warp_sweep(const std::string& label, std::mt19937_64&
   for (const auto& f : r.failures) ADD_FAILURE() << f;
   std::cout << label << " producer warp: " << r.cases << " cases (" << r.wide << " with the wide ring, " << r.deep
             << " with the deep one, " << r.split << " split in a cluster, " << r.sliced << " sliced, " << r.one_step
-            << " of one step), "
-            << r.failures.size() << " failing\n";
-  EXPECT_EQ(r.cases, 67);
+            << " of one step, " << r.wide_tile << " with 128 rows of b), " << r.failures.size() << " failing\n";
+  EXPECT_EQ(r.cases, 82);
   EXPECT_EQ(r.chosen, 3);
-  EXPECT_EQ(r.split, 27);  // the K = 1024/1032 cases, two sliced ones and the rule's split
-  EXPECT_EQ(r.sliced, 5);  // four forced, the rule's
+  EXPECT_EQ(r.split, 35);  // the K = 1024/1032 cases, two sliced ones, the rule's split, 8 of the wide tile
+  EXPECT_EQ(r.sliced, 6);  // five forced, the rule's
+  EXPECT_EQ(r.wide_tile, 15);
   EXPECT_EQ(r.wide + r.deep, r.cases);
   EXPECT_GE(r.wide, 10);  // K = 1024 and K = 64 at M = 200 (4 workgroups): several panels per copy
   EXPECT_GE(r.deep, 10);  // K % 64 != 0

@@ -374,7 +374,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
 // its split rule's smallest K and at its sliced rule's smallest grid. cases counts the runs, wide and deep those with each ring, split those with a
 // cluster split, chosen the plan's own choices.
 struct PwSweep {
-  int cases = 0, wide = 0, deep = 0, one_step = 0, split = 0, sliced = 0, chosen = 0;
+  int cases = 0, wide = 0, deep = 0, one_step = 0, split = 0, sliced = 0, chosen = 0, wide_tile = 0;
   std::vector<std::string> failures;
 };
 inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWorkspacePool& pool, port::Stream& st,
@@ -384,7 +384,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
   const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
   auto run = [&](const sk::SkinnyShape& s, const sk::SkinnyOptions& o, std::int64_t shards, bool chosen) {
     const sk::SkinnyPlan plan = sk::make_plan(s, arch, o);
-    if (!plan.ok || !plan.producer_warp || plan.grid != (s.m + 63) / 64 * plan.n_slices * plan.k_rnd ||
+    if (!plan.ok || !plan.producer_warp || plan.grid != (s.m + plan.tile_m - 1) / plan.tile_m * plan.n_slices * plan.k_rnd ||
         (shards != 0 && plan.k_rnd != shards) || plan.cluster_reduce != (plan.k_rnd > 1)) {
       r.failures.push_back("not the producer-warp plan with " + std::to_string(shards) + " shard(s): " + plan.describe());
       return;
@@ -392,7 +392,9 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     ++r.cases;
     r.chosen += chosen;
     r.split += plan.k_rnd > 1;
-    const sk::PwRing wide = sk::pw_ring(plan.slice_rows, true), deep = sk::pw_ring(plan.slice_rows, false);
+    r.wide_tile += plan.tile_m == sk::kPwWideTileM;
+    const sk::PwRing wide = sk::pw_ring(plan.slice_rows, true, plan.tile_m),
+                     deep = sk::pw_ring(plan.slice_rows, false, plan.tile_m);
     r.wide += plan.mma_stages == wide.stages && plan.mma_panels == wide.panels;
     r.deep += plan.mma_stages == deep.stages && plan.mma_panels == deep.panels;
     r.one_step += plan.chunks_per_shard == 1 && plan.k_rnd == 1;
@@ -432,6 +434,34 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     if (plan.n_slices != (n + rows - 1) / rows) r.failures.push_back("not the forced slicing: " + plan.describe());
     r.sliced += plan.n_slices > 1;
     run(sl, o, cps == 0 ? 1 : (8 + cps - 1) / cps, false);
+  }
+  // The wide tile (force_pw_tile_m = 128): M = 200 is one whole and one partial 128-row tile; both rings (K = 1024
+  // and 1032), one shard and a cluster split, and 64-row slices of 128 rows of a with a split.
+  // (Its own case index: the rule's cases below keep their shapes.)
+  int wi = idx;
+  for (std::int64_t n : {5, 16, 17, 33, 64, 100, 128})
+    for (std::int64_t k : {1024, 1032}) {
+      sk::SkinnyShape s = sweep_shape(n, wi, biases[wi % 4]);
+      s.k = k;
+      if (s.lda != 0) s.lda = k + 40;
+      ++wi;
+      sk::SkinnyOptions o;
+      o.force_kernel = 3;
+      o.force_pw_tile_m = sk::kPwWideTileM;
+      o.force_chunks_per_shard = k == 1024 ? 3 : 1 << 20;  // 8 steps of 2 panels in 3 shards; 17 of 1 unsplit
+      run(s, o, k == 1024 ? 3 : 1, false);
+    }
+  {
+    sk::SkinnyShape s = sweep_shape(128, wi, sk::BiasShape::nm);
+    if (s.lda != 0) s.lda = 1064;
+    s.k = 1024;
+    sk::SkinnyOptions o;
+    o.force_kernel = 3;
+    o.force_pw_tile_m = sk::kPwWideTileM;
+    o.force_slice_rows = 64;
+    o.force_chunks_per_shard = 4;
+    r.sliced += sk::make_plan(s, arch, o).n_slices == 2;
+    run(s, o, 2, false);
   }
   sk::SkinnyShape s = sweep_shape(20, idx, sk::BiasShape::m);
   s.m = 64 * ((arch.compute_units + sk::kPwMinGridDivisor - 1) / sk::kPwMinGridDivisor);

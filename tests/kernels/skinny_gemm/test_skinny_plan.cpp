@@ -58,9 +58,10 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
     if ((s.k <= 512 || opt.force_kernel == 1) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
   }
-  if (opt.force_kernel == 3) {  // one layout per shape: no other option forced
+  if (opt.force_kernel == 3) {  // one layout per shape and tile of b: no other option forced
     opt = sk::SkinnyOptions{};
     opt.force_kernel = 3;
+    opt.force_pw_tile_m = *rc::gen::element(0, 128);
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
   // A forced cluster reduction is refused, by design, when no shard count runs its clusters in one wave.
@@ -128,8 +129,8 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   if (opt.force_kernel != 0) RC_ASSERT(p.producer_warp == (opt.force_kernel == 3));
   if (opt.force_kernel == 0) RC_ASSERT(p.producer_warp == sk::producer_warp_preferred(s, arch, opt));
   if (p.producer_warp) {
-    // Producer-warp kernel: one shard, one workgroup of 288 threads per 64 rows of b, one wgmma n (8 to 128)
-    // covering N; its ring is one of pw_ring's two for its rows (several panels per copy
+    // Producer-warp kernel: one workgroup of 288 threads per 64 (or, forced or by the rule, 128) rows of b, one
+    // wgmma n (8 to 128) covering N; its ring is one of pw_ring's two for its rows (several panels per copy
     // only where K % 64 == 0); ring, barriers and the epilogue's LDS fit the allocation.
     RC_ASSERT(p.mma && !p.wgmma && p.cluster_reduce == (p.k_rnd > 1) && p.slice_rows == 8 * p.mma_n_blocks);
     // All rows of a in one workgroup, the sliced rule's 32-row slices for K < kPwMinKSplit, or its 64-row slices
@@ -141,11 +142,20 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     else RC_ASSERT(p.slice_rows >= s.n);
     RC_ASSERT(p.mma_n_blocks >= 1 && p.mma_n_blocks <= 16 && (p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
     if (p.n_slices == 1) RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
-    RC_ASSERT(p.tile_m == sk::kPwTileM && p.grid == (s.m + 63) / 64 * p.n_slices * p.k_rnd && p.block == sk::kPwThreads);
+    RC_ASSERT(p.tile_m == sk::kPwTileM || p.tile_m == sk::kPwWideTileM);
+    if (opt.force_pw_tile_m != 0) RC_ASSERT(p.tile_m == opt.force_pw_tile_m);
+    // The wide tile's rule (kPwWideTileM): 64-row tiles filling 3/4 of the SMs, few rows of a, a short K; unsplit.
+    const std::int64_t rows_all = sk::wgmma_unsliced_rows(s.n);
+    const bool wide_rule = 4 * ((s.m + 63) / 64) >= 3 * arch.compute_units && rows_all <= sk::kPwWideMaxRows &&
+                           rows_all * s.k <= sk::kPwWideMaxRowsK;
+    if (opt.force_pw_tile_m == 0) RC_ASSERT((p.tile_m == sk::kPwWideTileM) == wide_rule);
+    if (opt.force_pw_tile_m == 0 && wide_rule) RC_ASSERT(p.k_rnd == 1 && p.n_slices == 1);
+    RC_ASSERT(p.k_groups == (p.tile_m == sk::kPwTileM ? 2 : 1));
+    RC_ASSERT(p.grid == (s.m + p.tile_m - 1) / p.tile_m * p.n_slices * p.k_rnd && p.block == sk::kPwThreads);
     RC_ASSERT(ka.producer_warp && !ka.wgmma && ka.block == sk::kPwThreads);
     bool known_ring = false;
     for (bool wide : {true, false}) {
-      const sk::PwRing r = sk::pw_ring(p.slice_rows, wide);
+      const sk::PwRing r = sk::pw_ring(p.slice_rows, wide, p.tile_m);
       known_ring |= r.stages == p.mma_stages && r.panels == p.mma_panels;
     }
     RC_ASSERT(known_ring);
@@ -154,10 +164,12 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(p.k_rnd * p.k_shard - s.k < p.k_shard);  // no empty shard; the last one may be shorter
     if (opt.force_kernel == 0 && p.k_rnd > 1 && 2 * ((s.m + 63) / 64) > arch.compute_units)
       RC_FAIL("a split on a grid of tiles that leaves fewer than half the SMs idle: " + p.describe());
-    const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (64 + p.slice_rows) * 128;
+    const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (p.tile_m + p.slice_rows) * 128;
     RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + p.mma_stages * 16);
-    RC_ASSERT(p.lds_kreduce >= (64 * sk::pw_red_stride(p.slice_rows) + p.slice_rows * sk::kPwTileStride) * 4 +
-                                   sk::kWgmmaAlignSlack);
+    RC_ASSERT(ring <= static_cast<std::size_t>(sk::kPwRingBytes));
+    // The epilogue: the k-group exchange (64 rows of b only) and the transposed output tile.
+    const int exchange = p.tile_m == sk::kPwTileM ? 64 * sk::pw_red_stride(p.slice_rows) : 0;
+    RC_ASSERT(p.lds_kreduce >= (exchange + p.slice_rows * (p.tile_m + 4)) * 4 + sk::kWgmmaAlignSlack);
     RC_ASSERT(p.lds_kreduce <= ring);  // the epilogue reuses the ring, never the barriers after it
   } else if (p.wgmma) {
     // Warpgroup path: 2 warpgroups tile the output along M and split the panels; 64-row tiles of b; the padded
@@ -520,6 +532,7 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       EXPECT_EQ(p.grid, (c.m + 63) / 64 * p.n_slices * c.shards);
     }
   }
+  for (const Case& c : cases) EXPECT_EQ(sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90).tile_m, 64);
   const sk::SkinnyShape s = shape_nmk(4, 4096, 2048);
   sk::SkinnyOptions o;
   o.force_kernel = 2;
@@ -546,4 +559,66 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   const sk::SkinnyPlan layout = sk::make_plan(s, port::kSm90, o);
   EXPECT_FALSE(layout.ok);
   EXPECT_NE(layout.reason.find("one layout"), std::string::npos) << layout.reason;
+}
+
+// The wide tile by its rule (skinny_plan.hpp, kPwWideTileM): where the 64-row tiles fill 3/4 of the SMs (M >= 6273
+// on the H200: 99 tiles), for at most 16 padded rows of a with rows x K <= 65536, one shard; its edges on each side.
+TEST(SkinnyPlan, ProducerWarpWideTileIsTakenByItsRule) {
+  struct Case {
+    std::int64_t n, m, k;
+    bool wide;
+  };
+  const Case cases[] = {{1, 7168, 2048, true},   {4, 7168, 8192, true},   {4, 7168, 8200, false},
+                        {16, 7168, 4096, true},  {16, 7168, 4104, false}, {9, 6273, 4096, true},
+                        {9, 6272, 4096, false},  {17, 7168, 2048, false}, {8, 7168, 7168, true},
+                        {1, 16384, 16384, false}};
+  for (const Case& c : cases) {
+    const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
+    ASSERT_TRUE(p.ok && p.producer_warp) << p.describe();
+    EXPECT_EQ(p.tile_m, c.wide ? 128 : 64) << p.describe();
+    EXPECT_EQ(p.k_groups, c.wide ? 1 : 2) << p.describe();
+    if (c.wide) {
+      EXPECT_EQ(p.k_rnd, 1) << p.describe();
+      EXPECT_EQ(p.grid, (c.m + 127) / 128) << p.describe();
+      EXPECT_EQ(p.mma_panels, c.k % 64 == 0 ? 2 : 1) << p.describe();  // its grid leaves SMs free: the wide ring
+    }
+  }
+  sk::SkinnyOptions o;
+  o.force_kernel = 3;
+  o.force_chunks_per_shard = 4;  // a forced layout keeps the 64-row tile
+  EXPECT_EQ(sk::make_plan(shape_nmk(1, 7168, 2048), port::kSm90, o).tile_m, 64);
+}
+
+// The producer-warp kernel's wide tile (force_pw_tile_m = 128): one workgroup per 128 rows of b, no k-groups, its
+// ring from pw_ring's 128-row slots; refused for other tile heights or without the producer-warp kernel forced.
+TEST(SkinnyPlan, ProducerWarpWideTileIsForcedOrRefused) {
+  sk::SkinnyOptions o;
+  o.force_kernel = 3;
+  o.force_pw_tile_m = 128;
+  const sk::SkinnyPlan p = sk::make_plan(shape_nmk(128, 4100, 2048), port::kSm90, o);
+  ASSERT_TRUE(p.ok && p.producer_warp) << p.describe();
+  EXPECT_EQ(p.tile_m, 128);
+  EXPECT_EQ(p.k_groups, 1);
+  EXPECT_EQ(p.grid, 33);  // ceil(4100 / 128) tiles, one shard
+  EXPECT_EQ(p.mma_stages, 3);  // 192 KiB of (128 + 128) x 64 bf16 slots: 6, two panels each
+  EXPECT_EQ(p.mma_panels, 2);
+  EXPECT_NE(p.describe().find("b_tile=128"), std::string::npos) << p.describe();
+  const sk::SkinnyPlan deep = sk::make_plan(shape_nmk(32, 4100, 2056), port::kSm90, o);  // K % 64 != 0: one panel
+  ASSERT_TRUE(deep.ok) << deep.describe();
+  EXPECT_EQ(deep.mma_stages, 9);  // (128 + 32) rows: 9 slots
+  EXPECT_EQ(deep.mma_panels, 1);
+  const sk::SkinnyPlan one = sk::make_plan(shape_nmk(1, 7168, 2048), port::kSm90, o);  // 8 padded rows of a
+  ASSERT_TRUE(one.ok) << one.describe();
+  EXPECT_EQ(one.grid, 56);
+  EXPECT_EQ(one.mma_stages, 5);  // (128 + 8) rows: 11 one-panel slots, 5 of two panels
+  EXPECT_EQ(one.mma_panels, 2);
+  o.force_pw_tile_m = 96;
+  const sk::SkinnyPlan odd = sk::make_plan(shape_nmk(64, 4096, 2048), port::kSm90, o);
+  EXPECT_FALSE(odd.ok);
+  EXPECT_NE(odd.reason.find("force_pw_tile_m=96"), std::string::npos) << odd.reason;
+  o.force_kernel = 0;
+  o.force_pw_tile_m = 128;
+  const sk::SkinnyPlan unforced = sk::make_plan(shape_nmk(64, 4096, 2048), port::kSm90, o);
+  EXPECT_FALSE(unforced.ok);
+  EXPECT_NE(unforced.reason.find("producer-warp kernel only"), std::string::npos) << unforced.reason;
 }
