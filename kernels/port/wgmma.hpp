@@ -10,7 +10,7 @@
 //   wgmma_m64k16<E, N>(d, a, a_elem, b, b_elem, k16, accumulate): A = rows 0..63 of the tile at a + a_elem, B = rows
 //   0..N-1 of the tile at b + b_elem (B[k][n] = row n, column k), K columns 16·k16 .. 16·k16 + 15 (k16 in 0..3).
 // Accumulator layout (thread w·32 + lane of the warpgroup, g = lane / 4, t = lane % 4), for j in 0..N/2-1:
-//   d[j] = D[16w + g + 8·((j % 4) / 2)][8·(j / 4) + 2t + j % 2]
+//   d[j] = D[16w + g + 8·((j % 4) / 2)][8·(j / 4) + 2t + j % 2] = D[wgmma_acc_row(tid, j)][wgmma_acc_col(tid, j)]
 // Completion: wgmma_fence() before the first MMA of a batch (and after the accumulators were written by other code),
 // wgmma_commit() closes the batch, wgmma_wait<N>() waits until at most N batches are pending; only then may the
 // accumulators be read or the operand tiles overwritten. LDS written by ordinary stores or async_copy16 must be
@@ -49,6 +49,13 @@ __device__ __forceinline__ std::uint64_t descriptor(unsigned saddr) {
 }
 }  // namespace wgmma_detail
 #endif
+
+// The accumulator layout above: the row (0..63) and column (0..N-1) of D that accumulator j of thread `tid` holds
+// (tid: the thread index in the block; its warpgroup is tid / 128).
+__device__ __forceinline__ int wgmma_acc_row(int tid, int j) {
+  return 16 * ((tid % 128) / 32) + (tid % 32) / 4 + 8 * ((j % 4) / 2);
+}
+__device__ __forceinline__ int wgmma_acc_col(int tid, int j) { return 8 * (j / 4) + 2 * (tid % 4) + j % 2; }
 
 template <MmaElem E, int N>
 __device__ __forceinline__ void wgmma_m64k16(float (&d)[N / 2], lds_ptr<std::uint16_t> a, std::ptrdiff_t a_elem,

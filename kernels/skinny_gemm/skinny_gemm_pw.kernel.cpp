@@ -1,7 +1,7 @@
 // Producer-warp kernel of the skinny GEMM (plan.producer_warp, sm_90; chosen for N <= 32 on grids of at least a
 // quarter of the SMs, skinny_plan.hpp; force_kernel = 3 for any N): b as the warpgroup MMA's A operand, one
-// workgroup per TM = 64 (or 128) rows of b, all NN = 8·n_blocks (8 to 128 >= N) padded rows of a as the B operand, the whole K
-// (no split); cuBLAS's layout at N <= 32 (bench/kernels/data/cublas_kernels_h200.txt).
+// workgroup per TM = 64 (or 128) rows of b, all NN = 8·n_blocks (8 to 128 >= N) padded rows of a as the B
+// operand, the whole K (no split); cuBLAS's layout at N <= 32 (bench/kernels/data/cublas_kernels_h200.txt).
 //   * Warp 8, lane 0 (the producer) fills a ring of S slots of P 64-K panels: for step i it waits for slot i % S's
 //     "empty" barrier (from the second round on), announces the stage's bytes on its "full" barrier and issues one
 //     bulk copy per operand (P panels at once with a panel map, port::tma_load_panels; a 2-D box when P = 1, which
@@ -23,7 +23,7 @@
 // copies bounds a workgroup that streams alone (hence several panels per copy), a producer warp whose lanes all
 // poll ran 4-10 % slower, releasing a stage right after its MMAs beat keeping a batch in flight.
 // Invariants: every panel starts on a 1024-byte boundary (the ring does; a panel is (64 + NN) rows of 128 bytes);
-// the epilogue's LDS (kPwRedStride and kPwTileStride floats per row) lies inside the ring, which every consumer has
+// the epilogue's LDS (pw_red_stride and pw_tile_stride floats per row) lies inside the ring, which every consumer has
 // finished reading at named barrier 1; the barriers lie after the ring. Bit-identical run to run.
 #include <type_traits>
 
@@ -45,22 +45,17 @@ constexpr int kConsumers = 256;   // two warpgroups
 constexpr int kProducer = 256;    // thread index of the producer lane
 constexpr int kEpilogueBarrier = 1;
 
-// The wgmma accumulator layout (kernels/port/wgmma.hpp) of a warpgroup's 64 (rows of b) x NN (rows of a) tile:
-// accumulator j of thread tid is row pw_row_of(tid, j) (m - m0 of its 64) and column pw_col_of(tid, j) (n).
-__device__ __forceinline__ int pw_row_of(int tid, int j) { return 16 * ((tid % 128) / 32) + (tid % 32) / 4 + 8 * ((j % 4) / 2); }
-__device__ __forceinline__ int pw_col_of(int tid, int j) { return 8 * (j / 4) + 2 * (tid % 4) + j % 2; }
-
 // The k-group sum (tile_m = 64): acc holds the 64 (rows of b: outputs m0..m0+63) x NN (rows of a: outputs n) tile
-// of this warpgroup's k-group; afterwards `tile` (LDS, NN rows of kPwTileStride floats) holds the workgroup's fp32
-// sums transposed, row n = output row n.
+// of this warpgroup's k-group in the wgmma accumulator layout (port::wgmma_acc_row/col); afterwards `tile` (LDS, NN
+// rows of pw_tile_stride(64) floats) holds the workgroup's fp32 sums transposed, row n = output row n.
 template <int NN>
 __device__ __forceinline__ void sum_kgroups(const float (&acc)[NN / 2], port::lds_ptr<float> red,
                                             port::lds_ptr<float> tile, int tid) {
   constexpr int H = NN / 4;  // accumulators per thread in each half (even: whole pairs)
-  constexpr int RS = pw_red_stride(NN), TS = kPwTileStride;
+  constexpr int RS = pw_red_stride(NN), TS = pw_tile_stride(kPwTileM);
   const int grp = tid / 128;
-  auto row_of = [&](int j) { return pw_row_of(tid, j); };  // m - m0
-  auto col_of = [&](int j) { return pw_col_of(tid, j); };  // n
+  auto row_of = [&](int j) { return port::wgmma_acc_row(tid, j); };  // m - m0
+  auto col_of = [&](int j) { return port::wgmma_acc_col(tid, j); };  // n
   // Accumulator indices stay compile-time constants (a run-time index would put acc in local memory).
   auto give = [&](auto half) {
 SKINNY_UNROLL
@@ -91,7 +86,7 @@ __device__ __forceinline__ void place_halves(const float (&acc)[NN / 2], port::l
   constexpr int TS = pw_tile_stride(kPwWideTileM);
   const int base = 64 * (tid / 128);
 SKINNY_UNROLL
-  for (int j = 0; j < NN / 2; ++j) tile[pw_col_of(tid, j) * TS + base + pw_row_of(tid, j)] = acc[j];
+  for (int j = 0; j < NN / 2; ++j) tile[port::wgmma_acc_col(tid, j) * TS + base + port::wgmma_acc_row(tid, j)] = acc[j];
   port::named_barrier_sync(kEpilogueBarrier, kConsumers);
 }
 
@@ -224,13 +219,15 @@ SKINNY_UNROLL
 template <bool F16, int NN, int TM>
 KernelFn pick_ring(int stages, int panels) {
   constexpr PwRing wide = pw_ring(NN, true, TM), deep = pw_ring(NN, false, TM);
-  if (stages == wide.stages && panels == wide.panels) return &skinny_gemm_pw_kernel<F16, NN, TM, wide.stages, wide.panels>;
-  if (stages == deep.stages && panels == deep.panels) return &skinny_gemm_pw_kernel<F16, NN, TM, deep.stages, deep.panels>;
+  if (stages == wide.stages && panels == wide.panels)
+    return &skinny_gemm_pw_kernel<F16, NN, TM, wide.stages, wide.panels>;
+  if (stages == deep.stages && panels == deep.panels)
+    return &skinny_gemm_pw_kernel<F16, NN, TM, deep.stages, deep.panels>;
   return nullptr;
 }
 
 template <bool F16, int TM>
-KernelFn pick(int n_blocks, int stages, int panels) {
+KernelFn pick_rows(int n_blocks, int stages, int panels) {
   switch (n_blocks) {
     case 1: return pick_ring<F16, 8, TM>(stages, panels);
     case 2: return pick_ring<F16, 16, TM>(stages, panels);
@@ -241,13 +238,17 @@ KernelFn pick(int n_blocks, int stages, int panels) {
   }
 }
 
+template <int TM>
+KernelFn pick(bool f16, int n_blocks, int stages, int panels) {
+  return f16 ? pick_rows<true, TM>(n_blocks, stages, panels) : pick_rows<false, TM>(n_blocks, stages, panels);
+}
+
 }  // namespace
 
 KernelFn producer_warp_kernel(bool f16, int n_blocks, int tile_m, int stages, int panels) {
   KernelFn k = nullptr;
-  if (tile_m == kPwTileM) k = f16 ? pick<true, kPwTileM>(n_blocks, stages, panels) : pick<false, kPwTileM>(n_blocks, stages, panels);
-  if (tile_m == kPwWideTileM)
-    k = f16 ? pick<true, kPwWideTileM>(n_blocks, stages, panels) : pick<false, kPwWideTileM>(n_blocks, stages, panels);
+  if (tile_m == kPwTileM) k = pick<kPwTileM>(f16, n_blocks, stages, panels);
+  if (tile_m == kPwWideTileM) k = pick<kPwWideTileM>(f16, n_blocks, stages, panels);
   if (!k)
     throw port::Error("skinny_gemm: no producer-warp kernel is instantiated for " + std::to_string(8 * n_blocks) +
                       " rows of a and " + std::to_string(tile_m) + " rows of b with a ring of " +

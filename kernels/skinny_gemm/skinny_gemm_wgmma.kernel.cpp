@@ -167,15 +167,13 @@ SKINNY_UNROLL
   __syncthreads();
 
   // ---- 2-4. k-group reduction, the shard's partial tile, the split-K protocol ----
-  const int w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
   publish_tile<F16>(p, smem, tr, tid, grp, NN, [&](auto&& store) {
 SKINNY_UNROLL
     for (int mw = 0; mw < MW; ++mw)
 SKINNY_UNROLL
       for (int j = 0; j < NN / 2; ++j) {
-        const int ml = (wgm * MW + mw) * 64 + 16 * w + g + 8 * ((j % 4) / 2);
-        const int n = 8 * (j / 4) + 2 * t + j % 2;
-        store(n * TM + ml, acc[mw][j]);
+        const int ml = (wgm * MW + mw) * 64 + port::wgmma_acc_row(tid, j);
+        store(port::wgmma_acc_col(tid, j) * TM + ml, acc[mw][j]);
       }
   });
 }

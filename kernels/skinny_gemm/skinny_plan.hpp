@@ -9,6 +9,7 @@
 //   workspace_bytes covers k_rnd slabs of tiles_m·n_slices·rows·tile_m fp32 plus one counter per output tile (except the
 //   deliberately buggy optimistic_workspace_predicate variant, which counts ceil(K/512) slabs).
 #pragma once
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -213,15 +214,13 @@ struct PwRing {
 // With tile_m = 128 rows of b (kPwWideTileM) the slots are larger: 6 one-panel slots at 128 rows of a, 8 at 64, 9
 // at 32, 10 at 16, 11 at 8.
 constexpr PwRing pw_ring(int rows, bool wide, int tile_m = kPwTileM) {
-  const int fit = kPwRingBytes / ((tile_m + rows) * kWgmmaPanelK * 2);
-  const int slots = fit < kPwMaxSlots ? fit : kPwMaxSlots;  // one-panel slots in 192 KiB, at most 16
+  const int slots = std::min(kPwMaxSlots, kPwRingBytes / ((tile_m + rows) * kWgmmaPanelK * 2));  // one-panel slots
   return wide ? PwRing{slots / 2, 2} : PwRing{slots, 1};
 }
 // Epilogue LDS row strides (floats): the k-group exchange (64 rows of the accumulator tile) is padded so that a
 // warp's 8 rows x 4 float2 hit distinct banks; the transposed output tile (rows of a) keeps 16-byte rows.
 constexpr int pw_red_stride(int rows) { return rows + ((8 - rows) % 32 + 32) % 32; }
 constexpr int pw_tile_stride(int tile_m) { return tile_m + 4; }
-inline constexpr int kPwTileStride = kPwTileM + 4;
 inline constexpr int kMmaBaseChunk = 512;  // K per chunk at CHUNKK = 1
 inline constexpr std::size_t kMmaReadbackLds = std::size_t{64} << 10;  // LDS for readback batches
 inline constexpr int kReadbackPassOutputs = 4096;  // outputs per readback pass: 16 per thread

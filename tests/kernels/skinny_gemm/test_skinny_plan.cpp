@@ -169,7 +169,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(ring <= static_cast<std::size_t>(sk::kPwRingBytes));
     // The epilogue: the k-group exchange (64 rows of b only) and the transposed output tile.
     const int exchange = p.tile_m == sk::kPwTileM ? 64 * sk::pw_red_stride(p.slice_rows) : 0;
-    RC_ASSERT(p.lds_kreduce >= (exchange + p.slice_rows * (p.tile_m + 4)) * 4 + sk::kWgmmaAlignSlack);
+    RC_ASSERT(p.lds_kreduce >= (exchange + p.slice_rows * sk::pw_tile_stride(p.tile_m)) * 4 + sk::kWgmmaAlignSlack);
     RC_ASSERT(p.lds_kreduce <= ring);  // the epilogue reuses the ring, never the barriers after it
   } else if (p.wgmma) {
     // Warpgroup path: 2 warpgroups tile the output along M and split the panels; 64-row tiles of b; the padded
