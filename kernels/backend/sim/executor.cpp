@@ -60,7 +60,9 @@ SimThread& Executor::current_thread() const {
 void Executor::yield_current(ThreadState st) {
   SimThread& t = current_thread();
   t.state = st;
+  t.san.fiber_leaves(false);
   t.sched = std::move(t.sched).resume();
+  t.san.fiber_arrives();
 }
 
 Violation Executor::make_violation(ViolationKind k, const BlockExec* b, const SimThread* t) const {
@@ -230,13 +232,18 @@ BlockExec* Executor::start_block(LaunchExec* l) {
     t.ctx.block = b;
     t.ctx.awaiting_previous_grid = cfg.overlap_previous;
     t.state = ThreadState::ready;
-    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get()}, [this, &t, b, body](ctx::fiber&& s) {
+    t.started = t.cancelled = false;
+    t.fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get(), &t.san}, [this, &t, b, body](ctx::fiber&& s) {
+      t.san.fiber_arrives();
+      t.started = true;
       t.sched = std::move(s);
       async_copy_forget(&t.ctx);
       wgmma_forget(&t.ctx);
-      try {
+      if (!t.cancelled) try {
         (*body)();
-      } catch (const ctx::detail::forced_unwind&) {
+      } catch (const ctx::detail::forced_unwind&) {  // abort_block unwinds the suspended thread
+        t.san.fiber_arrives();
+        t.san.fiber_leaves(true);
         throw;
       } catch (const LaunchAbort&) {
         b->aborted = true;
@@ -255,6 +262,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
       wgmma_forget(&t.ctx);
       t.state = ThreadState::done;
       --b->live;
+      t.san.fiber_leaves(true);
       return std::move(t.sched);
     });
     b->ready.push_back(i);
@@ -281,7 +289,9 @@ std::vector<BlockExec*> Executor::start_blocks(LaunchExec* l) {
 void Executor::run_thread(BlockExec& b, SimThread& t) {
   t.state = ThreadState::running;
   g_current = &t.ctx;
+  t.san.scheduler_leaves();
   t.fiber = std::move(t.fiber).resume();
+  t.san.scheduler_arrives();
   g_current = nullptr;
   stats.fiber_switches += 2;
 }
@@ -290,7 +300,13 @@ void Executor::abort_block(BlockExec& b) {
   for (SimThread& t : b.threads) {
     if (t.fiber) {
       g_current = &t.ctx;
-      t.fiber = ctx::fiber();  // unwinds the suspended thread's stack
+      t.cancelled = true;
+      t.san.scheduler_leaves();
+      if (t.started)
+        t.fiber = ctx::fiber();  // unwinds the suspended thread's stack (forced_unwind)
+      else
+        t.fiber = std::move(t.fiber).resume();  // runs to its end at once, body skipped
+      t.san.scheduler_arrives();
       async_copy_forget(&t.ctx);
       wgmma_forget(&t.ctx);
       g_current = nullptr;

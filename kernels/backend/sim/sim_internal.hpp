@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/backend/sim/fiber_sanitizer.hpp"
 #include "kernels/backend/sim/happens_before.hpp"
 #include "kernels/port/detail/sim_device.hpp"
 #include "kernels/port/sim.hpp"
@@ -41,7 +42,12 @@ class StackPool {
 
 struct PooledStack {
   StackPool* pool;
-  ctx::stack_context allocate() { return pool->get(); }
+  FiberSanitizer* san;  // told the stack's bounds
+  ctx::stack_context allocate() {
+    ctx::stack_context sc = pool->get();
+    san->set_stack(sc);
+    return sc;
+  }
   void deallocate(ctx::stack_context& sc) noexcept { pool->put(sc); }
 };
 
@@ -145,6 +151,9 @@ struct SimThread {
   ThreadCtx ctx;
   ctx::fiber fiber;  // the thread's continuation while suspended
   ctx::fiber sched;  // the scheduler's continuation while the thread runs
+  FiberSanitizer san;
+  bool started = false;    // its fiber has run (else an abort cancels it by running it once, body skipped)
+  bool cancelled = false;
   ThreadState state = ThreadState::ready;
   std::source_location loc;  // where it waits
   WaveOp wave_op{};

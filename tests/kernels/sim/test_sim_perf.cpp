@@ -1,5 +1,6 @@
-// Simulator speed and memory: a GEMM-like kernel (256 threads/block, two barriers per K step) checked against a
-// float64 reference, with fiber-switch cost, threads per second and peak memory printed for the report.
+// Simulator work counts and memory: a barrier loop counts every barrier, a GEMM-like kernel (256 threads/block, two
+// barriers per K step) matches a float64 reference, peak memory stays under 1 GiB. CPU times are printed for the
+// log only; the speed figures are bench/kernels/bench_sim_speed's (timings are no test's business).
 #include <gtest/gtest.h>
 #include <sys/resource.h>
 #include <time.h>
@@ -27,7 +28,7 @@ double thread_cpu_seconds() {
   return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
 }
 
-TEST_F(SimPerf, FiberSwitchCost) {
+TEST_F(SimPerf, BarrierLoopCountsEveryBarrier) {
   const int iters = 2000;
   DeviceBuffer out(sizeof(int) * 256);
   const sim::Stats before = sim::stats();
@@ -42,10 +43,9 @@ TEST_F(SimPerf, FiberSwitchCost) {
   std::printf("[sim perf] barrier loop: %d barriers x 256 threads, %.0f fiber switches, %.3f s CPU, %.1f ns per "
               "switch (barrier bookkeeping included)\n",
               iters, switches, cpu, cpu / switches * 1e9);
-  EXPECT_LT(cpu / switches, 1e-6);
 }
 
-TEST_F(SimPerf, TiledGemmIsCorrectAndFast) {
+TEST_F(SimPerf, TiledGemmMatchesTheReference) {
   const int M = 96, N = 80, K = 160;
   auto rng = rng_for_current_test();
   std::uniform_real_distribution<float> dist(-1.0f, 1.0f);
@@ -77,7 +77,6 @@ TEST_F(SimPerf, TiledGemmIsCorrectAndFast) {
               "%.2f M FMAs/s with two checked LDS reads each\n",
               M, N, K, secs, threads, double(after.barriers - before.barriers), switches,
               double(M) * N * K / secs / 1e6);
-  EXPECT_LT(secs, 5.0);
 }
 
 TEST_F(SimPerf, PeakMemoryStaysUnderOneGiB) {

@@ -1,9 +1,8 @@
-// Simulator speed target of issue 6: the split-K skinny GEMM (kernels/skinny_gemm) at N=65, K=5248, M=256 runs in
-// under 2 s of one core's CPU time with all LDS checks on, stays under 1 GiB, and is numerically right (per-row
-// comparison against the float64 reference). Prints the CPU time and cases per second for the report.
+// The simulator on issue 6's large case: the split-K skinny GEMM (kernels/skinny_gemm) at N=65, K=5248, M=256 with
+// all LDS checks on is numerically right (per-row comparison against the float64 reference), leaves an empty sim
+// report and stays under 1 GiB. Its speed (the 2-CPU-second target) is measured by bench/kernels/bench_sim_speed.
 #include <gtest/gtest.h>
 #include <sys/resource.h>
-#include <time.h>
 
 #include <cstdio>
 
@@ -19,15 +18,9 @@ namespace sk = dsv4::kernels::skinny;
 namespace port = dsv4::port;
 namespace sim = dsv4::port::sim;
 
-double thread_cpu_seconds() {
-  timespec ts{};
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return double(ts.tv_sec) + 1e-9 * double(ts.tv_nsec);
-}
+class SimSkinnyLarge : public SimTest {};
 
-class SimSkinnySpeed : public SimTest {};
-
-TEST_F(SimSkinnySpeed, N65K5248M256UnderTwoCpuSeconds) {
+TEST_F(SimSkinnyLarge, N65K5248M256MatchesTheReferenceUnderOneGiB) {
   sk::SkinnyShape s;
   s.n = 65;
   s.m = 256;
@@ -43,10 +36,8 @@ TEST_F(SimSkinnySpeed, N65K5248M256UnderTwoCpuSeconds) {
   sk::initialize_workspace(plan, ws, st);
   st.synchronize();
   const sim::Stats before = sim::stats();
-  const double t0 = thread_cpu_seconds();
   sk::launch_skinny_gemm(plan, d.io(), ws.data(), ws.bytes(), st);
   st.synchronize();
-  const double cpu = thread_cpu_seconds() - t0;
   const sim::Stats after = sim::stats();
   const sim::Report r = sim::take_report();
   EXPECT_TRUE(r.empty()) << r.to_string();
@@ -54,14 +45,13 @@ TEST_F(SimSkinnySpeed, N65K5248M256UnderTwoCpuSeconds) {
   EXPECT_EQ(rows.failures, 0);
   struct rusage ru {};
   getrusage(RUSAGE_SELF, &ru);
-  std::printf("[sim perf] skinny N=65 K=5248 M=256: %.3f s CPU (%.2f cases/s), %llu blocks, %llu threads, "
-              "%llu barriers, %llu fiber switches, peak RSS %.1f MiB\n",
-              cpu, 1.0 / cpu, static_cast<unsigned long long>(after.blocks - before.blocks),
+  std::printf("[sim] skinny N=65 K=5248 M=256: %llu blocks, %llu threads, %llu barriers, %llu fiber switches, "
+              "peak RSS %.1f MiB\n",
+              static_cast<unsigned long long>(after.blocks - before.blocks),
               static_cast<unsigned long long>(after.threads - before.threads),
               static_cast<unsigned long long>(after.barriers - before.barriers),
               static_cast<unsigned long long>(after.fiber_switches - before.fiber_switches),
               double(ru.ru_maxrss) / 1024.0);
-  EXPECT_LT(cpu, 2.0);
   EXPECT_LT(ru.ru_maxrss, 1024L * 1024L);
 }
 
