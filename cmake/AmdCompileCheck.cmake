@@ -1,28 +1,45 @@
-# AMD compile check (issue 11): compiles every kernel translation unit (kernels/**/*.kernel.cpp, the convention of
-# kernels/port/README.md) to a device-only AMDGPU code object per arch with Debian's clang-19, the HIP headers and
-# rocm-device-libs, with the HIP branch of kernels/port/hip_port.hpp (DSV4_BACKEND_HIP). Each object comes with
-# its notes (LDS, VGPRs, SGPRs, scratch, spills) that `dsv4check kernels` checks against per-arch budgets.
+# AMD compile check (issues 11, 31): compiles every kernel translation unit (kernels/**/*.kernel.cpp, the convention
+# of kernels/port/README.md, and whatever TUs a test folder hands to dsv4_amd_device_objects, e.g. tests/hipsim) to a
+# device-only AMDGPU code object per arch with Debian's clang-22, the HIP 5.2 headers and rocm-device-libs 5.2, with
+# the HIP branch of kernels/port/hip_port.hpp (DSV4_BACKEND_HIP). Each object comes with its notes (LDS, VGPRs, SGPRs,
+# scratch, spills) that `dsv4check kernels` checks against per-arch budgets.
 #
-# Debian's device libraries stop at gfx90a/gfx940: the ISA-version bitcode of a newer target (gfx942: 9402) is made
-# at build time from oclc_isa_version_90a.bc in a build-tree device-lib folder that links every shipped library.
-# An arch the compiler does not know (gfx950 with clang-19) is not built; its ctest reports Skipped with the reason.
+# clang-22 with the 5.2 headers and libraries needs three adjustments, each probed here rather than assumed:
+# __AMDGCN_WAVEFRONT_SIZE (the headers use it, clang >= 20 no longer defines it) is defined as 64 (all CDNA archs
+# are wave64); hip.bc (__atomic_work_item_fence, used by __syncthreads/__threadfence) is linked when clang does not
+# link it itself; code object v5 is asked for (clang-22's default v6 wants oclc_abi_version_600.bc, ROCm >= 6.3).
+# Debian's device libraries stop at gfx90a/gfx940: the ISA-version bitcode of a newer target (gfx942: 9402, gfx950:
+# 9500) is made at build time from oclc_isa_version_90a.bc in a build-tree device-lib folder that links every
+# shipped library. An arch the compiler does not know is not built; its ctest reports Skipped with the reason.
 #
 # Provides: DSV4_AMD_COMPILE_CHECK (AUTO/ON/OFF), DSV4_AMD_ENABLED, DSV4_AMD_ARCHS (built), DSV4_AMD_SKIPPED_ARCHS + _REASON_<arch>,
-#           dsv4_amd_device_objects(<target> OUTPUT_DIR <dir> SOURCES <tu>... [ALL]), target dsv4_amd_objects
-#           (kernels/ objects in DSV4_AMD_OBJECTS_DIR/<arch>). The budget ctests are in tests/kernels/amd/.
+#           DSV4_AMD_SKIP_REASON (why the whole check is OFF), dsv4_amd_device_objects(<target> OUTPUT_DIR <dir>
+#           SOURCES <tu>... [ALL] [FLAGS <flag>...]), target dsv4_amd_objects (kernels/ objects in
+#           DSV4_AMD_OBJECTS_DIR/<arch>). The budget ctests are in tests/kernels/amd/.
 set(DSV4_AMD_WANTED_ARCHS gfx90a gfx942 gfx950 CACHE STRING "AMD archs the compile check builds for")
+set(DSV4_AMD_LLVM_VERSION 22 CACHE STRING "LLVM major version of the AMD compile check's clang, lld and llvm tools")
+set(_v ${DSV4_AMD_LLVM_VERSION})
 
-find_program(DSV4_AMD_CLANGXX NAMES clang++-19)
-find_program(DSV4_AMD_LLVM_DIS NAMES llvm-dis-19)
-find_program(DSV4_AMD_LLVM_AS NAMES llvm-as-19)
-find_program(DSV4_AMD_READELF NAMES llvm-readelf-19)
+# A tool found for another LLVM version (an older build folder) is looked up again.
+foreach(pair "DSV4_AMD_CLANGXX;clang++" "DSV4_AMD_LLD;ld.lld" "DSV4_AMD_LLVM_DIS;llvm-dis" "DSV4_AMD_LLVM_AS;llvm-as"
+             "DSV4_AMD_READELF;llvm-readelf")
+  list(GET pair 0 var)
+  list(GET pair 1 tool)
+  if(${var})
+    get_filename_component(found_name "${${var}}" NAME)
+    if(NOT found_name STREQUAL "${tool}-${_v}")
+      unset(${var} CACHE)
+    endif()
+  endif()
+  find_program(${var} NAMES ${tool}-${_v})
+endforeach()
 find_path(DSV4_AMD_SYSTEM_DEVICE_LIBS oclc_isa_version_90a.bc
           PATHS /usr/lib/x86_64-linux-gnu/amdgcn/bitcode /usr/lib/amdgcn/bitcode NO_DEFAULT_PATH)
 find_path(DSV4_AMD_HIP_INCLUDE hip/hip_runtime.h)
 
 set(_amd_missing "")
-foreach(v DSV4_AMD_CLANGXX DSV4_AMD_LLVM_DIS DSV4_AMD_LLVM_AS DSV4_AMD_READELF DSV4_AMD_SYSTEM_DEVICE_LIBS
-          DSV4_AMD_HIP_INCLUDE)
+foreach(v DSV4_AMD_CLANGXX DSV4_AMD_LLD DSV4_AMD_LLVM_DIS DSV4_AMD_LLVM_AS DSV4_AMD_READELF
+          DSV4_AMD_SYSTEM_DEVICE_LIBS DSV4_AMD_HIP_INCLUDE)
   if(NOT ${v})
     list(APPEND _amd_missing ${v})
   endif()
@@ -46,12 +63,18 @@ endif()
 
 if(NOT DSV4_AMD_ENABLED)
   if(_amd_missing)
-    message(STATUS "AMD compile check: OFF (not found: ${_amd_missing}; `tools/scripts/deps.sh --with-amd` "
-                   "installs clang-19, llvm-19, lld-19, rocm-device-libs, libamdhip64-dev)")
+    set(DSV4_AMD_SKIP_REASON "not found: ${_amd_missing}; `tools/scripts/deps.sh --with-amd` installs clang-${_v}, "
+                             "lld-${_v}, llvm-${_v}, rocm-device-libs, libamdhip64-dev")
   else()
-    message(STATUS "AMD compile check: OFF (DSV4_AMD_COMPILE_CHECK=${DSV4_AMD_COMPILE_CHECK})")
+    set(DSV4_AMD_SKIP_REASON "DSV4_AMD_COMPILE_CHECK=${DSV4_AMD_COMPILE_CHECK}")
   endif()
+  message(STATUS "AMD compile check: OFF (${DSV4_AMD_SKIP_REASON})")
   function(dsv4_amd_device_objects)
+  endfunction()
+  function(dsv4_amd_plain_hip_kernels name)
+    add_test(NAME amd.${name} COMMAND sh -c "echo \"$1\"; exit 77" sh
+             "SKIPPED amd.${name}: the AMD compile check is OFF (${DSV4_AMD_SKIP_REASON})")
+    set_tests_properties(amd.${name} PROPERTIES LABELS "cpu;amd" SKIP_RETURN_CODE 77)
   endfunction()
   return()
 endif()
@@ -82,6 +105,22 @@ foreach(bc ${_amd_shipped_bc})
   file(CREATE_LINK ${bc} ${DSV4_AMD_DEVICE_LIBS}/${n} SYMBOLIC)
 endforeach()
 
+# The adjustments of the header comment, each only when the probe says this clang needs it.
+set(DSV4_AMD_COMPAT_FLAGS -mcode-object-version=5)
+execute_process(COMMAND ${DSV4_AMD_CLANGXX} -x hip --offload-arch=gfx90a --offload-device-only -nogpuinc -nogpulib
+                        -dM -E /dev/null
+                OUTPUT_VARIABLE _amd_macros ERROR_QUIET)
+if(NOT _amd_macros MATCHES "#define __AMDGCN_WAVEFRONT_SIZE ")
+  list(APPEND DSV4_AMD_COMPAT_FLAGS -D__AMDGCN_WAVEFRONT_SIZE=64)
+endif()
+execute_process(COMMAND ${DSV4_AMD_CLANGXX} -### -x hip --offload-arch=gfx90a --offload-device-only
+                        --rocm-path=/usr --rocm-device-lib-path=${DSV4_AMD_DEVICE_LIBS} -mcode-object-version=5
+                        -c /dev/null -o /dev/null
+                OUTPUT_VARIABLE _amd_driver ERROR_VARIABLE _amd_driver)
+if(NOT _amd_driver MATCHES "/hip\\.bc")
+  list(APPEND DSV4_AMD_COMPAT_FLAGS -Xclang -mlink-builtin-bitcode -Xclang ${DSV4_AMD_DEVICE_LIBS}/hip.bc)
+endif()
+
 set(DSV4_AMD_ARCHS "")
 set(DSV4_AMD_SKIPPED_ARCHS "")
 set(_amd_generated_bc "")
@@ -94,7 +133,7 @@ foreach(arch ${DSV4_AMD_WANTED_ARCHS})
     string(REGEX REPLACE "[;\n].*" "" err "${err}")
     list(APPEND DSV4_AMD_SKIPPED_ARCHS ${arch})
     set(DSV4_AMD_SKIPPED_REASON_${arch}
-        "${DSV4_AMD_CLANGXX} does not know ${arch} (${err}); a newer LLVM (20+) is needed to build it")
+        "${DSV4_AMD_CLANGXX} does not know ${arch} (${err}); set DSV4_AMD_LLVM_VERSION to an LLVM that does")
     message(STATUS "AMD compile check: ${arch} SKIPPED: ${DSV4_AMD_SKIPPED_REASON_${arch}}")
     continue()
   endif()
@@ -119,7 +158,8 @@ message(STATUS "AMD compile check: ON, archs ${DSV4_AMD_ARCHS} (${DSV4_AMD_CLANG
 
 # dsv4_amd_device_objects(<target> OUTPUT_DIR <dir> SOURCES <tu>... [ALL] [FLAGS <clang flag>...]):
 # <dir>/<arch>/<name>.{co,notes.txt,remarks.txt} for every built arch, <name> = the TU path below the source root
-# with '/' -> '__' and without ".kernel.cpp"/".cpp".
+# with '/' -> '__' and without ".kernel.cpp"/".cpp". Any folder may call it for its own kernel TUs (a plain-HIP
+# test kernel passes FLAGS with its include folders); `dsv4check kernels --objects <dir>/<arch>` then checks them.
 function(dsv4_amd_device_objects target)
   cmake_parse_arguments(A "ALL" "OUTPUT_DIR" "SOURCES;FLAGS" ${ARGN})
   set(outputs "")
@@ -132,7 +172,7 @@ function(dsv4_amd_device_objects target)
       set(prefix ${A_OUTPUT_DIR}/${arch}/${stem})
       add_custom_command(OUTPUT ${prefix}.co ${prefix}.notes.txt ${prefix}.remarks.txt
         COMMAND ${DSV4_AMD_SCRIPTS}/compile-device.sh ${DSV4_AMD_CLANGXX} ${DSV4_AMD_READELF} ${arch}
-                ${DSV4_AMD_DEVICE_LIBS} ${src} ${prefix} -I${PROJECT_SOURCE_DIR} ${A_FLAGS}
+                ${DSV4_AMD_DEVICE_LIBS} ${src} ${prefix} -I${PROJECT_SOURCE_DIR} ${DSV4_AMD_COMPAT_FLAGS} ${A_FLAGS}
         DEPENDS ${src} ${DSV4_AMD_SCRIPTS}/compile-device.sh dsv4_amd_device_libs
         DEPFILE ${prefix}.d
         COMMENT "AMD ${arch}: ${rel}" VERBATIM)
@@ -151,6 +191,30 @@ function(dsv4_amd_device_objects target)
   else()
     add_custom_target(${target} DEPENDS ${outputs})
   endif()
+endfunction()
+
+# dsv4_amd_plain_hip_kernels(<name> SOURCES <tu>... [FLAGS <flag>...]): plain-HIP kernel TUs (they include
+# <hip/hip_runtime.h> and <hip/hip_bf16.h> themselves, not kernels/port/hip_port.hpp; e.g. tests/hipsim) compiled for
+# every built arch into <current binary dir>/amd/<name>/<arch> (target dsv4_amd_<name>, part of `all`), and one
+# ctest amd.<name>.<arch> per arch that checks their budgets with `dsv4check kernels --no-plans` (a plain kernel has
+# no host plan, so its dynamic LDS counts as 0). HIP 5.2 has no
+# <hip/hip_bf16.h>: kernels/backend/hip/compat/ is searched after every other include folder (-idirafter), so a
+# real one (ROCm >= 5.7) wins and the compatibility header is used only where none exists.
+set(DSV4_AMD_PLAIN_HIP_FLAGS -idirafter ${PROJECT_SOURCE_DIR}/kernels/backend/hip/compat)
+function(dsv4_amd_plain_hip_kernels name)
+  cmake_parse_arguments(A "" "" "SOURCES;FLAGS" ${ARGN})
+  set(dir ${CMAKE_CURRENT_BINARY_DIR}/amd/${name})
+  dsv4_amd_device_objects(dsv4_amd_${name} ALL OUTPUT_DIR ${dir} SOURCES ${A_SOURCES}
+                          FLAGS ${DSV4_AMD_PLAIN_HIP_FLAGS} ${A_FLAGS})
+  foreach(arch ${DSV4_AMD_ARCHS})
+    add_test(NAME amd.${name}.${arch} COMMAND dsv4check kernels --arch ${arch} --objects ${dir}/${arch} --no-plans)
+    set_tests_properties(amd.${name}.${arch} PROPERTIES LABELS "cpu;amd" TIMEOUT 60)
+  endforeach()
+  foreach(arch ${DSV4_AMD_SKIPPED_ARCHS})
+    add_test(NAME amd.${name}.${arch} COMMAND sh -c "echo \"$1\"; exit 77" sh
+             "SKIPPED amd.${name}.${arch}: ${DSV4_AMD_SKIPPED_REASON_${arch}}")
+    set_tests_properties(amd.${name}.${arch} PROPERTIES LABELS "cpu;amd" SKIP_RETURN_CODE 77)
+  endforeach()
 endfunction()
 
 # Every kernel TU of kernels/. Re-globbed at configure time; a new *.kernel.cpp needs a re-configure (any CMakeLists

@@ -150,9 +150,13 @@ std::vector<KernelResources> parse_notes(std::string_view text, const std::strin
 }
 
 const ArchBudget* arch_budget(std::string_view name) {
-  // gfx90a (MI200, CDNA2) and gfx942 (MI300, CDNA3): 64 KiB LDS per CU, 512-byte LDS granule. gfx950 (MI355X,
-  // CDNA4): 160 KiB per CU, allocated in 1280-byte blocks (CDNA4 ISA §3.6.5). All: unified 512-entry VGPR file
-  // per lane (arch VGPRs + AGPRs), granule 8, 8 wave slots per SIMD, 4 SIMDs per CU.
+  // gfx90a (MI200, CDNA2) and gfx942 (MI300, CDNA3): 64 KiB LDS per CU, 512-byte LDS granule (LLVM AMDGPUUsage,
+  // COMPUTE_PGM_RSRC2.GRANULATED_LDS_SIZE: GFX7+ roundup(lds-size / (128 * 4))). gfx950 (MI355X, CDNA4): 160 KiB
+  // per workgroup and per CU (AMDGPUUsage / AMDGPUBaseInfo: addressable local memory 163840 for GFX950; clang
+  // refuses more, ctest amd.compile.lds_over_capacity_refused.gfx950), allocated in 1280-byte blocks (AMDGPUUsage:
+  // GFX950 roundup(lds-size / (320 * 4)); "LDS is allocated in 320 dword blocks" in AMDGPUAsmPrinter). All:
+  // unified 512-entry VGPR file per lane (arch VGPRs + AGPRs), granule 8, 8 wave slots per SIMD (LLVM: 8 waves per
+  // EU with AGPRs), 4 SIMDs per CU; the occupancy estimate is checked against clang's remark per arch.
   static constexpr ArchBudget kBudgets[] = {
       {"gfx90a", 64, 64 * 1024, 64 * 1024, 512, 512, 8, 8, 4},
       {"gfx942", 64, 64 * 1024, 64 * 1024, 512, 512, 8, 8, 4},

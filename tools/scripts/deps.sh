@@ -6,7 +6,9 @@ pkgs=(cmake ninja-build g++ make pkg-config
       libeigen3-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
 if [[ "${1:-}" == "--with-amd" ]]; then
-  pkgs+=(clang-19 llvm-19 lld-19 rocm-device-libs libamdhip64-dev)  # no hipcc: Debian's wraps clang-15 (no gfx942)
+  # clang-22 etc. come from bookworm-security (1:22.1.8; knows gfx90a, gfx942, gfx950). No hipcc: Debian's wraps
+  # clang-15 (no gfx942).
+  pkgs+=(clang-22 llvm-22 lld-22 rocm-device-libs libamdhip64-dev)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
