@@ -63,8 +63,9 @@ endif()
 
 if(NOT DSV4_AMD_ENABLED)
   if(_amd_missing)
-    set(DSV4_AMD_SKIP_REASON "not found: ${_amd_missing}; `tools/scripts/deps.sh --with-amd` installs clang-${_v}, "
-                             "lld-${_v}, llvm-${_v}, rocm-device-libs, libamdhip64-dev")
+    string(REPLACE ";" ", " _amd_missing_text "${_amd_missing}")
+    string(CONCAT DSV4_AMD_SKIP_REASON "not found: ${_amd_missing_text}; `tools/scripts/deps.sh --with-amd` installs "
+                  "clang-${_v}, lld-${_v}, llvm-${_v}, rocm-device-libs, libamdhip64-dev")
   else()
     set(DSV4_AMD_SKIP_REASON "DSV4_AMD_COMPILE_CHECK=${DSV4_AMD_COMPILE_CHECK}")
   endif()
