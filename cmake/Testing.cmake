@@ -2,8 +2,8 @@
 # discovered into ctest with the given labels. A test that calls GTEST_SKIP is reported by ctest as
 # "Skipped" (not as passed), so a GPU test skipped for want of a device never counts as a pass.
 # DSV4_TEST_SKIP_LABELS (a list, default empty): a test executable carrying one of these labels is not built by
-# `all` and its tests are not registered (CI's asan build skips `gpu` and `slow` this way; the target still exists,
-# so `cmake --build --target <it>` builds it and code that configures it keeps working).
+# `all` and its tests are not registered (the target still exists, so `cmake --build --target <it>` builds it and
+# code that configures it keeps working). dsv4_tests_<label> builds the registered executables of one label.
 include(GoogleTest)
 set(DSV4_TEST_SKIP_LABELS "" CACHE STRING "Labels whose test executables are left out of `all` and of ctest")
 function(dsv4_add_gtest name)
@@ -25,6 +25,13 @@ function(dsv4_add_gtest name)
   add_executable(${name} ${T_SOURCES})
   target_link_libraries(${name} PRIVATE dsv4_test_support ${T_LIBS})
   dsv4_warnings(${name})
+  # dsv4_tests_<label>: builds every test executable with that label (CI's asan stage builds a few labels only).
+  foreach(l ${T_LABELS})
+    if(NOT TARGET dsv4_tests_${l})
+      add_custom_target(dsv4_tests_${l})
+    endif()
+    add_dependencies(dsv4_tests_${l} ${name})
+  endforeach()
   gtest_discover_tests(${name}
     PROPERTIES TIMEOUT ${T_TIMEOUT} SKIP_REGULAR_EXPRESSION "\\[  SKIPPED \\]"
     TEST_LIST ${name}_TESTS
