@@ -35,11 +35,7 @@ double thread_cpu_seconds() {
 
 // CPU seconds of one skinny GEMM launch; false when the result or the sim report is wrong.
 bool skinny_case(std::uint64_t seed, double& cpu) {
-  sk::SkinnyShape s;
-  s.n = 65;
-  s.m = 256;
-  s.k = 5248;
-  s.bias = sk::BiasShape::m;
+  const sk::SkinnyShape s = skinny::sim_large_case_shape();
   const sk::SkinnyPlan plan = sk::make_plan(s, port::kGfx950, {});
   if (!plan.ok) {
     std::printf("skinny plan refused: %s\n", plan.reason.c_str());
@@ -47,17 +43,13 @@ bool skinny_case(std::uint64_t seed, double& cpu) {
   }
   std::mt19937_64 rng(seed);
   const skinny::HostCase c = skinny::make_case(s, rng);
-  skinny::DeviceCase d(c);
-  port::DeviceBuffer ws(plan.workspace_bytes);
   port::Stream st;
-  sk::initialize_workspace(plan, ws, st);
-  st.synchronize();
+  skinny::ReadyLaunch run(plan, c, st);
   const double t0 = thread_cpu_seconds();
-  sk::launch_skinny_gemm(plan, d.io(), ws.data(), ws.bytes(), st);
-  st.synchronize();
+  run.launch(st);
   cpu = thread_cpu_seconds() - t0;
   const sim::Report r = sim::take_report();
-  const skinny::RowCheck rows = skinny::check_rows(c, skinny::reference(c), d.result());
+  const skinny::RowCheck rows = skinny::check_rows(c, skinny::reference(c), run.d.result());
   if (!r.empty() || rows.failures != 0) {
     std::printf("skinny case WRONG (seed %llu): %lld failing rows, report: %s\n",
                 static_cast<unsigned long long>(seed), static_cast<long long>(rows.failures), r.to_string().c_str());

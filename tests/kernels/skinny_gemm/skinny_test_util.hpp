@@ -165,6 +165,32 @@ struct DeviceCase {
   }
 };
 
+// Issue 6's large simulator case: N=65, K=5248, M=256, bias over M (test_sim_skinny_large checks it,
+// bench/kernels/bench_sim_speed times it).
+inline sk::SkinnyShape sim_large_case_shape() {
+  sk::SkinnyShape s;
+  s.n = 65;
+  s.m = 256;
+  s.k = 5248;
+  s.bias = sk::BiasShape::m;
+  return s;
+}
+
+// One case ready for a single launch of `plan`: device copies of the case and the plan's workspace, initialised.
+struct ReadyLaunch {
+  const sk::SkinnyPlan& plan;
+  DeviceCase d;
+  port::DeviceBuffer ws;
+  ReadyLaunch(const sk::SkinnyPlan& p, const HostCase& c, port::Stream& st) : plan(p), d(c), ws(p.workspace_bytes) {
+    sk::initialize_workspace(plan, ws, st);
+    st.synchronize();
+  }
+  void launch(port::Stream& st) {
+    sk::launch_skinny_gemm(plan, d.io(), ws.data(), ws.bytes(), st);
+    st.synchronize();
+  }
+};
+
 // Runs `plan` (admitted) on a fresh random case of its shape through the pool and checks per row; "" when correct.
 inline std::string run_plan_and_check(const sk::SkinnyPlan& plan, sk::SkinnyWorkspacePool& pool, port::Stream& st,
                                       std::mt19937_64& rng, std::size_t out_offset = 0,
