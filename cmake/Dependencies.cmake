@@ -9,6 +9,8 @@ function(dsv4_require pkg apt_pkg)
 endfunction()
 
 dsv4_require(Eigen3 libeigen3-dev CONFIG)
+set(BLA_VENDOR OpenBLAS)  # run-time CPU dispatch (DYNAMIC_ARCH); see docs/ARCHITECTURE.md
+dsv4_require(BLAS libopenblas-dev)
 dsv4_require(OpenMP "libgomp1 (part of g++)")
 dsv4_require(fmt libfmt-dev CONFIG)
 dsv4_require(nlohmann_json nlohmann-json3-dev CONFIG)

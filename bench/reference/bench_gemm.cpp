@@ -1,9 +1,10 @@
-// Throughput of the float64 GEMM-like references (skinny_gemm, fp8_gemm_blockscaled, fp8_einsum)
-// and of the indexer (indexer_logits, indexer_logits_paged) on this machine, against an estimate of
-// its float64 peak: (a) a tight Eigen double GEMM with all OpenMP threads, (b) the nominal FMA peak
-// = cores × clock × (2 FMA units × SIMD doubles × 2 flops). Not a test: prints a table.
-// Usage: bench_gemm [--quick]
+// Throughput of the float64 GEMM-shaped references (skinny_gemm, fp8_gemm_blockscaled, fp8_einsum,
+// indexer_logits, indexer_logits_paged, sparse_mla_prefill) at DSV4 shapes, against the box's measured
+// float64 peak: a large dgemm in the BLAS the references use (OpenBLAS, all OpenMP threads, measured in
+// the same run), next to a bare Eigen dgemm (this build's ISA) and the nominal FMA peak of the CPU flags.
+// Not a test: prints a table. Usage: bench_gemm [--quick]
 #include <chrono>
+#include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <cstring>
@@ -14,6 +15,8 @@
 #include <Eigen/Core>
 #include <omp.h>
 
+#include "reference/ops/common/attn_gen.hpp"
+#include "reference/ops/common/blas_gemm.hpp"
 #include "reference/registry/registry.hpp"
 
 namespace {
@@ -67,7 +70,7 @@ void bench_op(const char* name, const dsv4::Json& shape, double flops, int reps,
   const auto& d = dsv4::Registry::instance().get(name);
   const dsv4::OpCase c = d.generate(rng, shape);
   const double s = best_seconds(reps, [&] { (void)dsv4::run_reference(name, c); });
-  std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of Eigen) %7.2f GFLOP/cpu-s", name, shape.dump().c_str(), s,
+  std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s", name, shape.dump().c_str(), s,
               flops / s * 1e-9, 100.0 * flops / s * 1e-9 / peak, flops / g_last_cpu * 1e-9);
   if (unit) std::printf("  %.3g %s/s", units / s, unit);
   std::printf("\n");
@@ -81,51 +84,76 @@ int main(int argc, char** argv) {
   const double mhz = cpu_mhz();
   const int lanes = simd_doubles();
   const double nominal = threads * mhz * 1e-3 * 2 * lanes * 2;  // GFLOP/s, 2 FMA ports assumed
-  const int n = quick ? 512 : 1536;
+  const int n = quick ? 1024 : 2048;
+  const dsv4::gemm::MatD PA = dsv4::gemm::MatD::Random(n, n), PB = dsv4::gemm::MatD::Random(n, n);
+  dsv4::gemm::MatD PC(n, n);
+  const double blas_s = best_seconds(3, [&] { dsv4::gemm::product_nt(PA, PB, PC); });
+  const double peak = 2.0 * n * n * n / blas_s * 1e-9;
   Eigen::MatrixXd A = Eigen::MatrixXd::Random(n, n), B = Eigen::MatrixXd::Random(n, n), C(n, n);
   const double gemm_s = best_seconds(3, [&] { C.noalias() = A * B; });
   const double eigen_peak = 2.0 * n * n * n / gemm_s * 1e-9;
-  const double eigen_cpu = 2.0 * n * n * n / g_last_cpu * 1e-9;
-  const double nominal_build = threads * mhz * 1e-3 * 2 * build_simd_doubles() * 2;
-  std::printf("threads %d, %.0f MHz; nominal FMA peak: CPU flags (%d doubles/SIMD) %.1f GFLOP/s, this build's SIMD (%d doubles) %.1f GFLOP/s\n",
-              threads, mhz, lanes, nominal, build_simd_doubles(), nominal_build);
-  std::printf("Eigen dgemm %dx%d: %.2f GFLOP/s wall (%.0f%% of build nominal), %.2f GFLOP per CPU-second (%.0f%% of one core's nominal)\n",
-              n, n, eigen_peak, 100 * eigen_peak / nominal_build, eigen_cpu, 100 * eigen_cpu / (nominal_build / threads));
+  std::printf("threads %d, %.0f MHz; nominal FMA peak of the CPU flags (%d doubles/SIMD): %.1f GFLOP/s\n", threads, mhz,
+              lanes, nominal);
+  std::printf("%s\n", dsv4::gemm::blas_description().c_str());
+  std::printf("measured peak: dgemm %dx%d through reference/ops/common/blas_gemm: %.2f GFLOP/s (%.0f%% of nominal); "
+              "bare Eigen dgemm (this build's ISA, %d doubles/SIMD): %.2f GFLOP/s\n",
+              n, n, peak, 100 * peak / nominal, build_simd_doubles(), eigen_peak);
   const int reps = quick ? 1 : 3;
   using dsv4::Json;
-  const double N = 64, K = quick ? 1024 : 4096, M = quick ? 1024 : 4096;
-  bench_op("skinny_gemm", Json{{"N", 64}, {"K", std::int64_t(K)}, {"M", std::int64_t(M)}, {"dtype", "bf16"}, {"bias", "m"}}, 2 * N * K * M, reps, eigen_peak);
-  const double fm = 64, fk = quick ? 1024 : 7168, fn = quick ? 512 : 2048;
-  bench_op("fp8_gemm_blockscaled", Json{{"M", std::int64_t(fm)}, {"N", std::int64_t(fn)}, {"K", std::int64_t(fk)}, {"scale", "packed_ue8m0"}}, 2 * fm * fn * fk, reps, eigen_peak);
+  const std::int64_t sk = 7168, sm = quick ? 1024 : 4096;
+  for (std::int64_t sn : {1, 16, 64, 128})
+    bench_op("skinny_gemm", Json{{"N", sn}, {"K", sk}, {"M", sm}, {"dtype", "bf16"}, {"bias", "m"}},
+             2.0 * sn * sk * sm, reps, peak);
+  const double fm = 64, fk = 7168, fn = quick ? 512 : 2048;
+  bench_op("fp8_gemm_blockscaled", Json{{"M", std::int64_t(fm)}, {"N", std::int64_t(fn)}, {"K", std::int64_t(fk)}, {"scale", "packed_ue8m0"}}, 2 * fm * fn * fk, reps, peak);
   const double eb = quick ? 16 : 64, eh = 8, er = quick ? 1024 : 4096, ed = quick ? 256 : 1024;
-  bench_op("fp8_einsum", Json{{"B", std::int64_t(eb)}, {"H", std::int64_t(eh)}, {"R", std::int64_t(er)}, {"D", std::int64_t(ed)}, {"scale", "fp32"}}, 2 * eb * eh * er * ed, reps, eigen_peak);
-  // Indexer: S queries × S_kv keys (full rows), H = 64, D = 128 (V3.2/V4 sizes).
-  const double S = quick ? 16 : 64, Skv = quick ? 1024 : 4096;
+  bench_op("fp8_einsum", Json{{"B", std::int64_t(eb)}, {"H", std::int64_t(eh)}, {"R", std::int64_t(er)}, {"D", std::int64_t(ed)}, {"scale", "fp32"}}, 2 * eb * eh * er * ed, reps, peak);
+  // Indexer: S queries over S_kv keys, H = 64, D = 128 (V4 sizes); flops from the keys each query sees.
+  const std::int64_t S = quick ? 4 : 16, Skv = quick ? 8192 : 32768;
   {
     std::mt19937_64 rng(7);
     const auto& d = dsv4::Registry::instance().get("indexer_logits");
-    dsv4::OpCase c = d.generate(rng, Json{{"S", std::int64_t(S)}, {"S_kv", std::int64_t(Skv)}, {"H", 64}, {"D", 128}});
+    const Json shape{{"S", S}, {"S_kv", Skv}, {"H", 64}, {"D", 128}};
+    dsv4::OpCase c = d.generate(rng, shape);
     double keys = 0;
-    for (std::int64_t i = 0; i < static_cast<std::int64_t>(S); ++i)
+    for (std::int64_t i = 0; i < S; ++i)
       keys += c.in("cu_seq_len_k_end").get({i}) - c.in("cu_seq_len_k_start").get({i});
     const double s = best_seconds(reps, [&] { (void)dsv4::run_reference("indexer_logits", c); });
-    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of Eigen) %7.2f GFLOP/cpu-s  %.3g logits/s\n", "indexer_logits",
-                Json({{"S", std::int64_t(S)}, {"S_kv", std::int64_t(Skv)}, {"H", 64}, {"D", 128}}).dump().c_str(), s,
-                2 * keys * 64 * 128 / s * 1e-9, 100 * 2 * keys * 64 * 128 / s * 1e-9 / eigen_peak,
+    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s  %.3g logits/s\n", "indexer_logits",
+                shape.dump().c_str(), s, 2 * keys * 64 * 128 / s * 1e-9, 100 * 2 * keys * 64 * 128 / s * 1e-9 / peak,
                 2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
   }
   {
     std::mt19937_64 rng(8);
     const auto& d = dsv4::Registry::instance().get("indexer_logits_paged");
-    const Json shape{{"B", quick ? 2 : 8}, {"next_n", 2}, {"H", 64}, {"D", 128}, {"block_kv", 64}, {"max_context_len", quick ? 1024 : 4096}};
+    const Json shape{{"B", quick ? 2 : 4}, {"next_n", 2}, {"H", 64}, {"D", 128}, {"block_kv", 64}, {"max_context_len", Skv}};
     dsv4::OpCase c = d.generate(rng, shape);
     double keys = 0;
     const auto& ctx = c.in("context_lens");
     for (std::int64_t i = 0; i < ctx.numel(); ++i) keys += ctx.get_linear(i);
     const double s = best_seconds(reps, [&] { (void)dsv4::run_reference("indexer_logits_paged", c); });
-    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of Eigen) %7.2f GFLOP/cpu-s  %.3g logits/s\n",
+    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s  %.3g logits/s\n",
                 "indexer_logits_paged", shape.dump().c_str(), s, 2 * keys * 64 * 128 / s * 1e-9,
-                100 * 2 * keys * 64 * 128 / s * 1e-9 / eigen_peak, 2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
+                100 * 2 * keys * 64 * 128 / s * 1e-9 / peak, 2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
+  }
+  {  // sparse prefill at V4-Flash sizes: h_q 64, d_qk 512, d_v 512, topk 512, every index valid
+    std::mt19937_64 rng(9);
+    const std::int64_t s_q = quick ? 4 : 16, h = 64, dqk = 512, topk = 512, s_kv = 8192;
+    dsv4::OpCase c;
+    c.inputs["q"] = dsv4::attn::gen_bf16(rng, {s_q, h, dqk});
+    c.inputs["kv"] = dsv4::attn::gen_bf16(rng, {s_kv, 1, dqk});
+    dsv4::Tensor idx = dsv4::Tensor::empty(dsv4::DType::I32, {s_q, 1, topk});
+    for (std::int64_t r = 0; r < s_q; ++r) {
+      const auto row = dsv4::attn::gen_index_row(rng, s_kv, topk, topk, {-1});
+      for (std::int64_t j = 0; j < topk; ++j) idx.set_code_linear(r * topk + j, static_cast<std::uint32_t>(row[j]));
+    }
+    c.inputs["indices"] = idx;
+    c.attrs = {{"sm_scale", 1.0 / std::sqrt(static_cast<double>(dqk))}, {"d_v", 512}};
+    const double flops = 2.0 * h * topk * (dqk + 512) * s_q;
+    const double s = best_seconds(reps, [&] { (void)dsv4::run_reference("sparse_mla_prefill", c); });
+    const Json shape{{"s_q", s_q}, {"h_q", h}, {"d_qk", dqk}, {"d_v", 512}, {"topk", topk}, {"s_kv", s_kv}};
+    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s\n", "sparse_mla_prefill",
+                shape.dump().c_str(), s, flops / s * 1e-9, 100 * flops / s * 1e-9 / peak, flops / g_last_cpu * 1e-9);
   }
   return 0;
 }

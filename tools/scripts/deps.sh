@@ -3,7 +3,7 @@
 # something is missing; prints what it installs. Usage: tools/scripts/deps.sh [--with-amd]
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config
-      libeigen3-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
+      libeigen3-dev libopenblas-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
 if [[ "${1:-}" == "--with-amd" ]]; then
   # clang-22 etc. come from bookworm-security (1:22.1.8; knows gfx90a, gfx942, gfx950). No hipcc: Debian's wraps

@@ -8,6 +8,7 @@
 #include <Eigen/Dense>
 
 #include "reference/formats/format.hpp"
+#include "reference/ops/common/blas_gemm.hpp"
 #include "reference/formats/rne.hpp"
 
 namespace dsv4::attn {
@@ -49,7 +50,7 @@ void attend_rows(const double* q, int h, int d_qk, const double* k, std::int64_t
   Eigen::Map<const RowMat> K(k, n, d_qk);
   work.resize(static_cast<std::size_t>(h) * n);
   Eigen::Map<RowMat> S(work.data(), h, n);
-  S.noalias() = Q * K.transpose();
+  gemm::product_nt(Q, K, S);
   S *= o.scale;
   std::vector<char> lonely(h, 0);
   for (int i = 0; i < h; ++i) {
@@ -86,7 +87,7 @@ void attend_rows(const double* q, int h, int d_qk, const double* k, std::int64_t
       for (std::int64_t j = 0; j < n; ++j) s[j] = round_to_bf16(std::exp(s[j] - m)) * f;
     }
   }
-  O.noalias() = S * K.leftCols(d_v);
+  gemm::product_nn(S, K.leftCols(d_v), O);
   for (int i = 0; i < h; ++i)
     if (lonely[i]) O.row(i).setZero();
 }

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <limits>
 
+#include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
 #include "reference/ops/common/quant_scale_layout.hpp"
 
@@ -36,8 +37,8 @@ MatD blockscaled_error_bound(const Tensor& x, const Tensor& x_sf, const Tensor& 
   for (std::int64_t kb = 0; kb < KB; ++kb) {
     const std::int64_t k0 = kb * kScaleGroup, kn = std::min(kScaleGroup, K - k0);
     const MatD Xb = X.middleCols(k0, kn), Wb = W.middleCols(k0, kn);
-    const MatD P = Xb * Wb.transpose();
-    const MatD A = Xb.cwiseAbs() * Wb.cwiseAbs().transpose();
+    const MatD P = product_nt(Xb, Wb);
+    const MatD A = product_nt(Xb.cwiseAbs(), Wb.cwiseAbs());
     for (std::int64_t m = 0; m < M; ++m) {
       const double sx = quant::scale_at(x_sf, m, kb);
       for (std::int64_t n = 0; n < N; ++n) {

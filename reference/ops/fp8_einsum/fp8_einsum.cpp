@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
 
@@ -51,7 +52,7 @@ Outputs fp8_einsum_reference(const OpCase& c) {
   for (std::int64_t h = 0; h < H; ++h) {
     const gemm::MatD X = gemm::dequantize_blockscaled(x.select(1, h), x_sf.select(1, h), 1);
     const gemm::MatD W = gemm::dequantize_blockscaled(w.select(0, h), w_sf.select(0, h), w_row_block);
-    gemm::MatD Y = X * W.transpose();
+    gemm::MatD Y = gemm::product_nt(X, W);
     if (c.has("c")) Y += gemm::to_matrix(c.in("c").select(1, h));
     for (std::int64_t b = 0; b < B; ++b)
       for (std::int64_t n = 0; n < D; ++n) d.set({b, h, n}, Y(b, n));

@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "reference/ops/common/checks.hpp"
+#include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
 
 namespace dsv4::ops {
@@ -39,7 +40,7 @@ Outputs fp8_gemm_blockscaled_reference(const OpCase& c) {
   }
   const gemm::MatD X = gemm::dequantize_blockscaled(x, x_sf, 1);
   const gemm::MatD W = gemm::dequantize_blockscaled(w, w_sf, w_row_block);
-  gemm::MatD D = X * W.transpose();
+  gemm::MatD D = gemm::product_nt(X, W);
   if (c.has("c")) D += gemm::to_matrix(c.in("c"));
   Tensor d = Tensor::empty(dt, {M, N});
 #pragma omp parallel for schedule(static)

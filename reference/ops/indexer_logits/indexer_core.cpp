@@ -3,6 +3,8 @@
 
 #include <stdexcept>
 
+#include "reference/ops/common/blas_gemm.hpp"
+
 namespace dsv4::ops::indexer {
 
 Dot parse_dot(const std::string& s) {
@@ -14,7 +16,7 @@ Dot parse_dot(const std::string& s) {
 void score_row(const Eigen::Ref<const gemm::MatD>& Q, const Eigen::Ref<const gemm::MatD>& K, const double* sf, const double* w, Dot dot, double* out) {
   const Eigen::Index n = K.rows(), H = Q.rows();
   if (n == 0) return;
-  const gemm::MatD S = K * Q.transpose();  // n × H dots
+  const gemm::MatD S = gemm::product_nt(K, Q);  // n × H dots
   for (Eigen::Index j = 0; j < n; ++j) {
     double acc = 0;
     for (Eigen::Index h = 0; h < H; ++h) {

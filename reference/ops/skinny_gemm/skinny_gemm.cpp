@@ -6,7 +6,7 @@
 #include <fmt/format.h>
 
 #include "reference/ops/common/checks.hpp"
-#include "reference/ops/common/gemm_matrix.hpp"
+#include "reference/ops/common/blas_gemm.hpp"
 
 namespace dsv4::ops {
 
@@ -74,7 +74,7 @@ Outputs skinny_gemm_reference(const OpCase& c) {
   const Tensor& b = c.in("b");
   const std::int64_t N = a.size(0), M = b.size(0);
   const gemm::MatD A = gemm::to_matrix(a), B = gemm::to_matrix(b);
-  gemm::MatD Y = A * B.transpose();
+  gemm::MatD Y = gemm::product_nt(A, B);
   Y += bias_matrix(c, N, M);
   Tensor out = Tensor::empty(a.dtype(), {N, M});
 #pragma omp parallel for schedule(static)
@@ -89,8 +89,8 @@ std::map<std::string, Tensor> skinny_gemm_error_bound(const OpCase& c, const Out
   const Tensor& b = c.in("b");
   const std::int64_t N = a.size(0), K = a.size(1), M = b.size(0);
   const gemm::MatD A = gemm::to_matrix(a), B = gemm::to_matrix(b);
-  const gemm::MatD absAB = A.cwiseAbs() * B.cwiseAbs().transpose();
-  const gemm::MatD Y = A * B.transpose() + bias_matrix(c, N, M);
+  const gemm::MatD absAB = gemm::product_nt(A.cwiseAbs(), B.cwiseAbs());
+  const gemm::MatD Y = gemm::product_nt(A, B) + bias_matrix(c, N, M);
   const gemm::MatD absBias = bias_matrix(c, N, M).cwiseAbs();
   const double u = std::ldexp(1.0, -24);
   const double n1 = static_cast<double>(K + 1);
