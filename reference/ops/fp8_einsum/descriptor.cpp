@@ -8,6 +8,7 @@
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/fp8_einsum/fp8_einsum.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -84,6 +85,7 @@ OpDescriptor fp8_einsum_descriptor() {
   d.reference = fp8_einsum_reference;
   d.generate = generate_fp8_einsum;
   d.error_bound = fp8_einsum_error_bound;
+  set_shape_fields(d.name, {"B", "H", "R", "D", "scale", "recipe", "c"});
   d.default_shapes = {
       Json{{"B", 3}, {"H", 2}, {"R", 256}, {"D", 130}, {"scale", "fp32"}},
       Json{{"B", 4}, {"H", 8}, {"R", 512}, {"D", 64}, {"scale", "packed_ue8m0"}, {"recipe", "1,1,128"}},

@@ -9,6 +9,7 @@
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/fp8_gemm_blockscaled/fp8_gemm_blockscaled.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -66,6 +67,7 @@ OpDescriptor fp8_gemm_blockscaled_descriptor() {
   d.reference = fp8_gemm_blockscaled_reference;
   d.generate = generate_fp8_gemm_blockscaled;
   d.error_bound = fp8_gemm_blockscaled_error_bound;
+  set_shape_fields(d.name, {"M", "N", "K", "dtype", "scale", "w_scale", "c"});
   d.default_shapes = {
       Json{{"M", 5}, {"N", 130}, {"K", 300}, {"scale", "fp32"}},
       Json{{"M", 8}, {"N", 64}, {"K", 640}, {"scale", "packed_ue8m0"}},

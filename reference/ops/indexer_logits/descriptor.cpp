@@ -8,6 +8,7 @@
 #include "reference/ops/indexer_logits/indexer_bound.hpp"
 #include "reference/ops/indexer_logits/indexer_logits.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -65,6 +66,7 @@ OpDescriptor indexer_logits_descriptor() {
   d.reference = indexer_logits_reference;
   d.generate = generate_indexer_logits;
   d.error_bound = indexer::indexer_logits_error_bound;  // error_model.md, per element
+  set_shape_fields(d.name, {"S", "S_kv", "H", "D", "dtype"});
   d.default_shapes = {
       Json{{"S", 5}, {"S_kv", 37}, {"H", 8}, {"D", 32}},
       Json{{"S", 4}, {"S_kv", 130}, {"H", 64}, {"D", 128}},

@@ -11,6 +11,7 @@
 #include "reference/ops/common/quant_fp8_encode.hpp"
 #include "reference/ops/indexer_logits_paged/indexer_logits_paged.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -90,6 +91,7 @@ OpDescriptor indexer_logits_paged_descriptor() {
   d.reference = indexer_logits_paged_reference;
   d.generate = generate_indexer_logits_paged;
   d.error_bound = indexer::indexer_logits_paged_error_bound;  // error_model.md, per element
+  set_shape_fields(d.name, {"B", "next_n", "H", "D", "block_kv", "max_context_len", "dtype"});
   d.default_shapes = {
       Json{{"B", 2}, {"next_n", 1}, {"H", 8}, {"D", 32}, {"block_kv", 16}, {"max_context_len", 70}},
       Json{{"B", 3}, {"next_n", 2}, {"H", 4}, {"D", 64}, {"block_kv", 8}, {"max_context_len", 40}},

@@ -7,6 +7,7 @@
 #include "reference/ops/common/quant_op_attrs.hpp"
 #include "reference/ops/inv_rope_fp8_quant/inv_rope_fp8_quant.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -67,6 +68,7 @@ OpDescriptor inv_rope_fp8_quant_descriptor() {
                      {"interleaved", "neox"}, false});
   d.reference = inv_rope_fp8_quant_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"T", "H", "max_pos", "n_groups", "theta"});
   d.default_shapes = {
       Json{{"T", 5}, {"H", 8}, {"max_pos", 64}},
       Json{{"T", 3}, {"H", 16}, {"n_groups", 8}, {"max_pos", 1000}},

@@ -7,6 +7,7 @@
 #include "reference/ops/common/kv_cache_gen.hpp"
 #include "reference/ops/kv_cache_write/kv_cache_write.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 
@@ -76,6 +77,7 @@ void register_kv_cache_write(Registry& r) {
   };
   d.reference = kv_cache_write_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"n_tokens", "d_qk", "block_size", "num_blocks", "slot_dtype", "recipe"});
   d.default_shapes = {
       Json{{"n_tokens", 12}, {"d_qk", 576}, {"block_size", 7}, {"num_blocks", 3}, {"recipe", "flashmla-kv-test"}},
       Json{{"n_tokens", 12}, {"d_qk", 512}, {"block_size", 5}, {"num_blocks", 3}},

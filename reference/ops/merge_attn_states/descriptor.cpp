@@ -5,6 +5,7 @@
 #include "reference/ops/common/attn_gen.hpp"
 #include "reference/ops/merge_attn_states/merge_attn_states.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 
@@ -89,6 +90,7 @@ void register_merge_attn_states(Registry& r) {
   };
   d.reference = merge_attn_states_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"T", "H", "D", "dtype", "pad", "output_scale", "prefill_tokens_with_context", "transposed_lse"});
   d.default_shapes = {
       Json{{"T", 6}, {"H", 8}, {"D", 128}},
       Json{{"T", 5}, {"H", 3}, {"D", 64}, {"dtype", "F32"}, {"pad", 16}, {"prefill_tokens_with_context", 3}},

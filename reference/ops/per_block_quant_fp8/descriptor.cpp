@@ -4,6 +4,7 @@
 #include "reference/ops/common/quant_op_attrs.hpp"
 #include "reference/ops/per_block_quant_fp8/per_block_quant_fp8.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -33,6 +34,7 @@ OpDescriptor per_block_quant_fp8_descriptor() {
   d.attrs = quant::quant_attr_specs("plain-fp32", {"row_major", "mn_major", "packed_ue8m0"}, "row_major");
   d.reference = per_block_quant_fp8_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"N", "K", "dtype"});
   d.default_shapes = {
       Json{{"N", 130}, {"K", 300}, {"dtype", "bf16"}},
       Json{{"N", 64}, {"K", 640}, {"dtype", "fp32"}},

@@ -6,6 +6,7 @@
 #include "reference/ops/common/quant_op_attrs.hpp"
 #include "reference/ops/per_token_group_quant_fp8/per_token_group_quant_fp8.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -43,6 +44,7 @@ OpDescriptor per_token_group_quant_fp8_descriptor() {
   d.attrs = quant::quant_attr_specs("plain-fp32", {"row_major", "mn_major", "packed_ue8m0"}, "row_major");
   d.reference = per_token_group_quant_fp8_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"M", "K", "dtype"});
   d.default_shapes = {
       Json{{"M", 5}, {"K", 384}, {"dtype", "bf16"}},
       Json{{"M", 3}, {"K", 640}, {"dtype", "fp16"}},

@@ -7,6 +7,7 @@
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/skinny_gemm/skinny_gemm.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -48,6 +49,7 @@ OpDescriptor skinny_gemm_descriptor() {
   d.reference = skinny_gemm_reference;
   d.error_bound = skinny_gemm_error_bound;
   d.generate = generate_skinny_gemm;
+  set_shape_fields(d.name, {"N", "K", "M", "Kap", "dtype", "bias"});
   d.default_shapes = {
       Json{{"N", 13}, {"K", 520}, {"M", 32}, {"dtype", "bf16"}, {"bias", "none"}},
       Json{{"N", 17}, {"K", 528}, {"M", 48}, {"Kap", 536}, {"dtype", "bf16"}, {"bias", "m"}},

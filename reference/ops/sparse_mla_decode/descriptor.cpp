@@ -8,6 +8,7 @@
 #include "reference/ops/common/kv_cache_gen.hpp"
 #include "reference/ops/sparse_mla_decode/sparse_mla_decode.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 
@@ -118,6 +119,7 @@ void register_sparse_mla_decode(Registry& r) {
   };
   d.reference = sparse_mla_decode_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"b", "s_q", "h_q", "d_qk", "block_size", "num_blocks", "topk", "extra_topk", "extra_num_blocks", "pad", "sink", "varlen"});
   d.default_shapes = {
       Json{{"b", 2}, {"s_q", 1}, {"h_q", 4}, {"d_qk", 576}, {"block_size", 61}, {"num_blocks", 3}, {"topk", 64}},
       Json{{"b", 2}, {"s_q", 2}, {"h_q", 8}, {"d_qk", 512}, {"block_size", 64}, {"num_blocks", 3}, {"topk", 64},

@@ -6,6 +6,7 @@
 #include "reference/ops/common/attn_gen.hpp"
 #include "reference/ops/sparse_mla_prefill/sparse_mla_prefill.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 
@@ -85,6 +86,7 @@ void register_sparse_mla_prefill(Registry& r) {
   };
   d.reference = sparse_mla_prefill_reference;
   d.generate = generate;
+  set_shape_fields(d.name, {"s_q", "h_q", "d_qk", "d_v", "s_kv", "topk", "pad", "sink", "sm_scale", "varlen"});
   d.default_shapes = {
       Json{{"s_q", 4}, {"h_q", 4}, {"d_qk", 576}, {"s_kv", 96}, {"topk", 64}},
       Json{{"s_q", 5}, {"h_q", 8}, {"d_qk", 512}, {"s_kv", 128}, {"topk", 128}},

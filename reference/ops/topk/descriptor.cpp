@@ -7,6 +7,7 @@
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/topk/topk.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 
 namespace dsv4 {
 namespace ops {
@@ -61,6 +62,7 @@ OpDescriptor topk_descriptor() {
   };
   d.reference = topk_reference;
   d.generate = generate_topk;
+  set_shape_fields(d.name, {"R", "C", "topk"});
   d.default_shapes = {
       Json{{"R", 6}, {"C", 100}, {"topk", 16}},
       Json{{"R", 4}, {"C", 700}, {"topk", 512}},
