@@ -35,11 +35,17 @@ std::string coverage_bucket(const Json& v) {
   return v.dump();
 }
 
+std::string op_rate_line(const std::string& op, const OpTally& t) {
+  return fmt::format("{} {:.2f} cases/s ({}; bound: {})", op, cases_per_second(static_cast<double>(t.cases()), t.stages),
+                     t.stages.shares(), t.stages.bound());
+}
+
 namespace {
 
 Json tally_json(const OpTally& t) {
   return Json{{"next_index", t.next_index}, {"pass", t.pass}, {"fail", t.fail}, {"error", t.error},
-              {"discard", t.discard}, {"coverage", t.coverage}};
+              {"discard", t.discard}, {"coverage", t.coverage},
+              {"stages", t.stages.to_json()}, {"cases_per_s", cases_per_second(static_cast<double>(t.cases()), t.stages)}};
 }
 
 OpTally tally_from(const Json& j) {
@@ -49,6 +55,7 @@ OpTally tally_from(const Json& j) {
   t.fail = j.value("fail", std::uint64_t{0});
   t.error = j.value("error", std::uint64_t{0});
   t.discard = j.value("discard", std::uint64_t{0});
+  t.stages = StageSeconds::from_json(j.value("stages", Json::object()));
   if (j.contains("coverage")) t.coverage = j["coverage"].get<std::map<std::string, std::map<std::string, std::uint64_t>>>();
   return t;
 }
@@ -148,8 +155,17 @@ void write_summary(const CampaignState& s, const std::string& dir) {
 
   std::string md = fmt::format("# dsv4check fuzz summary\n\nseed {} · shard {}/{} · backend {} · {} cases · {} failures · {}\n\n",
                                s.seed, s.shard, s.shards, s.backend, total, nfail, hms(s.elapsed_s));
-  md += "| op | cases | pass | fail | error | discard |\n|---|---|---|---|---|---|\n";
-  for (auto& [n, t] : s.ops) md += fmt::format("| {} | {} | {} | {} | {} | {} |\n", n, t.cases(), t.pass, t.fail, t.error, t.discard);
+  md += "| op | cases | pass | fail | error | discard | cases/s | generate | reference | kernel | judge | bound by |\n"
+        "|---|---|---|---|---|---|---|---|---|---|---|---|\n";
+  for (auto& [n, t] : s.ops) {
+    const double busy = t.stages.total() > 0 ? t.stages.total() : 1;
+    md += fmt::format("| {} | {} | {} | {} | {} | {} | {:.2f} | {:.0f}% | {:.0f}% | {:.0f}% | {:.0f}% | {} |\n", n, t.cases(),
+                      t.pass, t.fail, t.error, t.discard, cases_per_second(static_cast<double>(t.cases()), t.stages),
+                      100 * t.stages.generate / busy, 100 * t.stages.reference / busy, 100 * t.stages.kernel / busy,
+                      100 * t.stages.judge / busy, t.stages.bound());
+  }
+  md += "\ncases/s: an op's cases over its busy seconds (generate + reference + kernel + judge, shrinking included); "
+        "shares are of those seconds.\n";
   md += "\n## Shape coverage\n\n";
   for (auto& [n, t] : s.ops) {
     md += "### " + n + "\n\n";
@@ -166,9 +182,11 @@ void write_summary(const CampaignState& s, const std::string& dir) {
   }
   md += "## Failures\n\n";
   if (s.failures.empty()) md += "none\n";
-  for (auto& f : s.failures)
+  for (auto& f : s.failures) {
     md += fmt::format("- **{}** #{} ({}): {}\n  - repro: `{}`\n  - fixture: {}\n", f.op, f.index, status_name(f.status),
                       f.message.substr(0, 300), f.repro, f.fixture.empty() ? "(none)" : f.fixture);
+    if (!f.sim_findings.empty()) md += "  - " + f.sim_findings.one_line() + "\n";
+  }
   write_atomic(fs::path(dir) / "summary.md", md);
 }
 
@@ -189,6 +207,7 @@ CampaignState merge_states(const std::vector<CampaignState>& states) {
       d.fail += t.fail;
       d.error += t.error;
       d.discard += t.discard;
+      d.stages += t.stages;
       d.next_index = std::max(d.next_index, t.next_index);
       for (auto& [k, b] : t.coverage)
         for (auto& [bk, c] : b) d.coverage[k][bk] += c;
@@ -225,6 +244,7 @@ int run_campaign(const CampaignOptions& o) {
   const auto t0 = std::chrono::steady_clock::now();
   const double elapsed_before = st.elapsed_s;
   std::uint64_t ran = 0, found = 0;
+  StageSeconds run_stages;  // this run's cases, all ops
   auto last_print = t0 - std::chrono::seconds(10);
   const bool tty = isatty(2);
   std::size_t op_cursor = 0;
@@ -270,6 +290,8 @@ int run_campaign(const CampaignOptions& o) {
       case CaseStatus::error: ++tally.error; break;
       case CaseStatus::discard: ++tally.discard; break;
     }
+    tally.stages += r.stages;
+    run_stages += r.stages;
     if (r.status != CaseStatus::discard)
       for (auto it = r.original_shape.begin(); it != r.original_shape.end(); ++it)
         ++tally.coverage[it.key()][coverage_bucket(*it)];
@@ -280,6 +302,9 @@ int run_campaign(const CampaignOptions& o) {
       std::fprintf(stderr, "%s[fuzz] FAILURE %s #%llu: %s\n       repro: %s\n", tty ? "\n" : "", op.c_str(),
                    static_cast<unsigned long long>(index), r.message.substr(0, 400).c_str(), r.repro.c_str());
     }
+    if (!r.sim_findings.empty())  // beside the verdict, whatever it was: a pass with findings is worth a look
+      std::fprintf(stderr, "%s[fuzz] %s #%llu (%s) %s", tty ? "\n" : "", op.c_str(), static_cast<unsigned long long>(index),
+                   status_name(r.status), r.sim_findings.text().c_str());
     tally.next_index = index + 1;
     ++ran;
     st.elapsed_s = elapsed_before + std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -293,9 +318,13 @@ int run_campaign(const CampaignOptions& o) {
       double eta = NAN;
       if (o.max_cases) eta = (o.max_cases - std::min(o.max_cases, done_before + ran)) / std::max(rate, 1e-9);
       if (o.max_minutes > 0) eta = std::isnan(eta) ? o.max_minutes * 60 - el : std::min(eta, o.max_minutes * 60 - el);
-      std::fprintf(stderr, "%s[fuzz] %llu cases (%.1f/s) · failures %zu · ETA %s%s", tty ? "\r" : "",
-                   static_cast<unsigned long long>(done_before + ran), rate, st.failures.size(), hms(eta).c_str(),
-                   tty ? "   " : "\n");
+      // One line: the totals, this run's stage shares, and the op of the case just judged (ops rotate);
+      // without a terminal, every op's rate follows on its own line.
+      std::fprintf(stderr, "%s[fuzz] %llu cases (%.1f/s; %s) · %s · failures %zu · ETA %s%s", tty ? "\r" : "",
+                   static_cast<unsigned long long>(done_before + ran), rate, run_stages.shares().c_str(),
+                   op_rate_line(op, tally).c_str(), st.failures.size(), hms(eta).c_str(), tty ? "   " : "\n");
+      if (!tty)
+        for (const auto& name : o.ops) std::fprintf(stderr, "[fuzz]   %s\n", op_rate_line(name, st.ops[name]).c_str());
     }
   }
   if (o.progress) std::fprintf(stderr, "\n");
@@ -304,6 +333,9 @@ int run_campaign(const CampaignOptions& o) {
   std::fprintf(stderr, "[fuzz] %llu cases this run (%llu in total) in %.2f s (%.2f cases/s, prefetch %d), %zu failures in total; summary: %s/summary.md\n",
                static_cast<unsigned long long>(ran), static_cast<unsigned long long>(done_before + ran), run_s,
                ran / std::max(run_s, 1e-9), o.prefetch, st.failures.size(), o.out_dir.c_str());
+  std::fprintf(stderr, "[fuzz] time by stage this run: %s (bound: %s); per op, whole campaign:\n", run_stages.shares().c_str(),
+               run_stages.bound());
+  for (const auto& name : o.ops) std::fprintf(stderr, "[fuzz]   %s\n", op_rate_line(name, st.ops[name]).c_str());
   return st.failures.empty() ? 0 : 1;
 }
 

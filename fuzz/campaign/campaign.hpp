@@ -42,6 +42,7 @@ struct OpTally {
   std::uint64_t next_index = 0;  // next global index to consider
   std::uint64_t pass = 0, fail = 0, error = 0, discard = 0;
   std::map<std::string, std::map<std::string, std::uint64_t>> coverage;  // shape key -> bucket -> count
+  StageSeconds stages;  // busy seconds per stage over the op's cases (stage_times.hpp)
   std::uint64_t cases() const { return pass + fail + error + discard; }
 };
 
@@ -64,6 +65,9 @@ void write_summary(const CampaignState& s, const std::string& dir);
 
 // `dsv4check fuzz merge`: sums the tallies and concatenates the failures of several campaign folders.
 CampaignState merge_states(const std::vector<CampaignState>& states);
+
+// "skinny_gemm 3.10 cases/s (gen 12% ref 70% kernel 15% judge 3%; bound: reference)": one op's rate and shares.
+std::string op_rate_line(const std::string& op, const OpTally& t);
 
 // Coverage bucket of a shape value: "=v" for small integers (<= 16), "[2^k, 2^(k+1))" above, the
 // string itself for strings.

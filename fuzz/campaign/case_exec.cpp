@@ -35,7 +35,8 @@ std::optional<CaseStatus> parse_status(const std::string& s) {
 Json CaseResult::to_json() const {
   return Json{{"op", op}, {"index", index}, {"seed", seed}, {"status", status_name(status)}, {"shape", shape},
               {"original_shape", original_shape}, {"message", message}, {"repro", repro}, {"fixture", fixture},
-              {"seconds", seconds}};
+              {"seconds", seconds}, {"stages", stages.to_json()},
+              {"sim_findings", sim_findings.to_json()}};
 }
 
 CaseResult CaseResult::from_json(const Json& j) {
@@ -50,6 +51,8 @@ CaseResult CaseResult::from_json(const Json& j) {
   r.repro = j.value("repro", std::string());
   r.fixture = j.value("fixture", std::string());
   r.seconds = j.value("seconds", 0.0);
+  r.stages = StageSeconds::from_json(j.value("stages", Json::object()));
+  r.sim_findings = SimFindings::from_json(j.value("sim_findings", Json()));
   return r;
 }
 
@@ -73,7 +76,13 @@ struct Attempt {
   std::string message;
   OpCase c;
   Outputs actual;
+  StageSeconds stages;
+  SimFindings sim_findings;
 };
+
+double seconds_since(std::chrono::steady_clock::time_point t0) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+}
 
 PreparedCase prepare(const OpDescriptor& d, const CaseSpec& spec) {
   const auto t0 = std::chrono::steady_clock::now();
@@ -84,16 +93,22 @@ PreparedCase prepare(const OpDescriptor& d, const CaseSpec& spec) {
     validate_case(d, p.c);
   } catch (const std::exception& e) {
     p.message = std::string("generator rejected the shape: ") + e.what();
+    p.stages.generate = p.seconds = seconds_since(t0);
     return p;  // discard
   }
+  p.stages.generate = seconds_since(t0);
+  const auto t1 = std::chrono::steady_clock::now();
   try {
     p.expected = d.reference(p.c);
   } catch (const InputError& e) {
     p.message = std::string("reference rejected the case: ") + e.what();
+    p.stages.reference = seconds_since(t1);
+    p.seconds = p.stages.total();
     return p;  // discard: outside the contract
   }
+  p.stages.reference = seconds_since(t1);
   p.ok = true;
-  p.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  p.seconds = seconds_since(t0);
   return p;
 }
 
@@ -101,10 +116,18 @@ Attempt attempt_prepared(const OpDescriptor& d, PreparedCase p, const UnderTestO
   Attempt a;
   a.message = std::move(p.message);
   a.c = std::move(p.c);
+  a.stages = p.stages;
   if (!p.ok) return a;  // discard
   Outputs expected = std::move(p.expected);
   UnderTestRun run;
+  const auto t_kernel = std::chrono::steady_clock::now();
+  struct StageClock {  // charges the kernel stage on every way out of the try below (before a handler runs)
+    double& into;
+    std::chrono::steady_clock::time_point t0;
+    ~StageClock() { into = seconds_since(t0); }
+  };
   try {
+    StageClock clock{a.stages.kernel, t_kernel};
     run = run_under_test(d, a.c, expected, uo);
   } catch (const kernels::CannotImplement& e) {
     a.message = std::string("outside the kernel's limits (can_implement): ") + e.what();
@@ -112,9 +135,12 @@ Attempt attempt_prepared(const OpDescriptor& d, PreparedCase p, const UnderTestO
   } catch (const std::exception& e) {
     a.status = CaseStatus::error;
     a.message = std::string("implementation under test failed: ") + e.what();
+    a.sim_findings = collect_sim_findings();
     return a;
   }
   a.actual = run.outputs;
+  a.sim_findings = run.sim_findings;
+  const auto t_judge = std::chrono::steady_clock::now();
   try {
     oracle::JudgeOptions jo;
     jo.poison = run.poison;
@@ -127,6 +153,7 @@ Attempt attempt_prepared(const OpDescriptor& d, PreparedCase p, const UnderTestO
     a.status = CaseStatus::error;
     a.message = std::string("oracle could not judge: ") + e.what();
   }
+  a.stages.judge = seconds_since(t_judge);
   return a;
 }
 
@@ -143,6 +170,7 @@ std::string save_fixture(const OpDescriptor& d, const CaseSpec& spec, const Atte
   f.seed = spec.seed;
   f.source = repro;
   f.note = "found by dsv4check fuzz: " + a.message.substr(0, 400);
+  if (!a.sim_findings.empty()) f.sim_findings = a.sim_findings.to_json();
   f.inputs = a.c.inputs;
   for (auto& [k, t] : a.actual) f.outputs[k] = t;
   const std::string path = fmt::format("{}/{}-{}.safetensors", dir, d.name, spec.index);
@@ -181,7 +209,9 @@ CaseResult finish_case(const CaseSpec& spec, PreparedCase prepared, const ExecOp
     return r;
   }
   Attempt a = attempt_prepared(d, std::move(prepared), o.under_test);
+  r.stages = a.stages;
   r.status = a.status;
+  r.sim_findings = a.sim_findings;
   r.message = a.message;
   if (a.status == CaseStatus::fail || a.status == CaseStatus::error) {
     CaseSpec best = spec;
@@ -195,6 +225,7 @@ CaseResult finish_case(const CaseSpec& spec, PreparedCase prepared, const ExecOp
           CaseSpec s = best;
           s.shape = cand;
           Attempt b = attempt(d, s, o.under_test);
+          r.stages += b.stages;
           if (b.status == a.status) {
             best = s;
             a = std::move(b);
@@ -206,6 +237,7 @@ CaseResult finish_case(const CaseSpec& spec, PreparedCase prepared, const ExecOp
     }
     r.shape = best.shape;
     r.message = a.message;
+    r.sim_findings = a.sim_findings;
     r.repro = repro_command(best, o.under_test);
     if (!o.failure_dir.empty() && !a.actual.empty()) {
       try {

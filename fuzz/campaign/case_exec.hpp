@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 
+#include "fuzz/campaign/stage_times.hpp"
 #include "fuzz/harness/under_test.hpp"
 #include "reference/registry/op_descriptor.hpp"
 
@@ -35,6 +36,8 @@ struct CaseResult {
   std::string repro;                  // one-line command
   std::string fixture;                // saved fixture path ("" if none)
   double seconds = 0;
+  StageSeconds stages;                // busy seconds per stage, shrinking included
+  SimFindings sim_findings;           // the sim executor's findings of the (shrunk) case's run
   Json to_json() const;
   static CaseResult from_json(const Json& j);
 };
@@ -56,6 +59,7 @@ struct PreparedCase {
   OpCase c;
   Outputs expected;
   double seconds = 0;
+  StageSeconds stages;  // generate and reference
 };
 PreparedCase prepare_case(const CaseSpec& spec);
 

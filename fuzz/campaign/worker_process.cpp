@@ -105,6 +105,7 @@ CaseResult WorkerProcess::next(double timeout_seconds, const UnderTestOptions& u
     outstanding_.pop_front();
     failed.message = std::move(message);
     failed.seconds = seconds;
+    failed.stages.kernel = seconds;  // a crash or hang happened while the case's kernel ran
     if (!outstanding_.empty()) {
       start();
       for (const CaseSpec& s : outstanding_)

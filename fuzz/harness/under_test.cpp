@@ -71,7 +71,9 @@ UnderTestRun run_under_test(const OpDescriptor& d, const OpCase& c, const Output
   ko.variant = o.variant;
   ko.seed = o.seed;
   ko.repeats = o.repeats;
+  clear_sim_findings();
   run.plan = k->run(c, run.outputs, ko);
+  run.sim_findings = collect_sim_findings();
   run.tiles = tile_map_from_plan(run.plan);
   return run;
 }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/harness/sim_findings.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "oracle/poison.hpp"
 #include "oracle/tile_map.hpp"
@@ -27,6 +28,7 @@ struct UnderTestRun {
   Json plan = nullptr;                          // the kernel's plan (null for the reference)
   std::optional<oracle::TileMap> tiles;         // from plan["tile_map"]
   std::optional<oracle::PoisonPattern> poison;  // the pattern the outputs were poisoned with
+  SimFindings sim_findings;                     // what the sim executor reported during the run (sim only)
 };
 
 // Backends that can run op `op` in this build ("reference" first when the op has a reference).
@@ -34,7 +36,8 @@ std::vector<std::string> available_backends(const OpDescriptor& d);
 
 // Runs the implementation under test on a validated case. `expected` gives the output names,
 // shapes and dtypes (the kernel writes into poisoned tensors shaped like them). Throws InputError
-// when the backend has no kernel for the op (naming what exists).
+// when the backend has no kernel for the op (naming what exists). The sim's findings are cleared before
+// the kernel runs and collected after it; when the kernel throws, collect_sim_findings() still has them.
 UnderTestRun run_under_test(const OpDescriptor& d, const OpCase& c, const Outputs& expected, const UnderTestOptions& o);
 
 // Installs the oracle's default policies and the fuzz generator layer (fuzz/generators/: the "values"

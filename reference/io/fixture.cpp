@@ -5,6 +5,7 @@
 #include <charconv>
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "reference/registry/registry.hpp"
 
@@ -12,7 +13,7 @@ namespace dsv4::io {
 
 namespace {
 
-const char* const kKnownMetadata[] = {"schema", "op", "attrs", "seed", "source", "note", "format"};
+const char* const kKnownMetadata[] = {"schema", "op", "attrs", "seed", "source", "note", "format", "sim_findings"};
 
 [[noreturn]] void fail(const std::string& source, const std::string& what) {
   throw FixtureError(fmt::format("{}: invalid fixture: {}", source, what));
@@ -87,7 +88,7 @@ Fixture parse_fixture(const SafetensorsFile& file) {
     const std::string& k = entry.first;
     if (std::find_if(std::begin(kKnownMetadata), std::end(kKnownMetadata), [&k](const char* n) { return k == n; }) ==
         std::end(kKnownMetadata))
-      fail(src, fmt::format("unknown metadata key '{}' (known: schema, op, attrs, seed, source, note)", k));
+      fail(src, fmt::format("unknown metadata key '{}' (known: {})", k, fmt::join(kKnownMetadata, ", ")));
   }
 
   auto schema = md.find("schema");
@@ -140,6 +141,13 @@ Fixture parse_fixture(const SafetensorsFile& file) {
   }
   if (auto s = md.find("source"); s != md.end()) f.source = s->second;
   if (auto s = md.find("note"); s != md.end()) f.note = s->second;
+  if (auto s = md.find("sim_findings"); s != md.end()) {
+    try {
+      f.sim_findings = Json::parse(s->second);
+    } catch (const Json::exception& e) {
+      fail(src, fmt::format("metadata 'sim_findings' is not JSON: {}", e.what()));
+    }
+  }
 
   for (const TensorRecord& r : file.tensors) {
     const std::string& n = r.name;
@@ -191,6 +199,7 @@ std::vector<std::byte> serialize_fixture(const Fixture& f) {
   if (f.seed) md["seed"] = std::to_string(*f.seed);
   if (!f.source.empty()) md["source"] = f.source;
   if (!f.note.empty()) md["note"] = f.note;
+  if (!f.sim_findings.is_null()) md["sim_findings"] = f.sim_findings.dump();
   return serialize_safetensors(md, tensors);
 }
 

@@ -40,6 +40,9 @@ struct Fixture {
   Json attrs = Json::object();  // the op's attributes as given (no "dtypes"; defaults not filled in)
   std::optional<std::uint64_t> seed;
   std::string source, note;
+  // What the simulator reported while it made the out.* tensors ({"total", "items": [{"kind", "text"}]},
+  // written by repro --save and fuzz; null when none was recorded). Metadata key "sim_findings" (JSON text).
+  Json sim_findings = nullptr;
   std::map<std::string, Tensor> inputs;    // by argument name
   std::map<std::string, Tensor> outputs;   // "out.<name>" by output name
   std::map<std::string, Tensor> expected;  // "expected.<name>" by output name

@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "fuzz/harness/sim_findings.hpp"
 #include "oracle/default_policies.hpp"
 #include "oracle/report.hpp"
 #include "reference/registry/registry.hpp"
@@ -98,6 +99,7 @@ int verify_file(const std::filesystem::path& path, const VerifyOptions& options,
   if (options.json) {
     Json j{{"file", name}, {"verdict", pass ? "PASS" : "FAIL"}, {"op", f.op}, {"outputs", oracle::to_json(v.outputs)}};
     if (v.goldens) j["goldens"] = oracle::to_json(*v.goldens);
+    if (!f.sim_findings.is_null()) j["sim_findings"] = f.sim_findings;
     out << j.dump() << "\n";
   } else {
     out << (pass ? "PASS " : "FAIL ") << name << " (" << f.op;
@@ -105,6 +107,8 @@ int verify_file(const std::filesystem::path& path, const VerifyOptions& options,
     if (!f.note.empty()) out << "; " << f.note;
     out << ")\n";
     out << indent("outputs under test vs recomputed reference: " + oracle::text_report(v.outputs));
+    if (!f.sim_findings.is_null())
+      out << indent("recorded when the outputs were made: " + fuzz::SimFindings::from_json(f.sim_findings).text());
     if (v.goldens) out << indent("recomputed reference vs trusted expected.* goldens: " + oracle::text_report(*v.goldens));
   }
   if (!options.heatmap_dir.empty() && !pass) {

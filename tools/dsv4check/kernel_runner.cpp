@@ -55,6 +55,7 @@ KernelRun run_registered_kernel(const OpDescriptor& d, const OpCase& c, const Ke
   r.plan = std::move(u.plan);
   r.tiles = std::move(u.tiles);
   r.poison = u.poison;
+  r.sim_findings = std::move(u.sim_findings);
   if (o.streams > 1) r.notes.push_back("--streams: this kernel runner runs one stream");
   return r;
 }

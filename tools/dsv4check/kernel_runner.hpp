@@ -17,6 +17,7 @@
 #include <string>
 #include <vector>
 
+#include "fuzz/harness/sim_findings.hpp"
 #include "kernels/port/arch.hpp"
 #include "oracle/poison.hpp"
 #include "oracle/tile_map.hpp"
@@ -38,6 +39,7 @@ struct KernelRun {
   std::optional<oracle::TileMap> tiles;       // localisation for the oracle
   std::optional<oracle::PoisonPattern> poison;  // the pattern outputs were filled with before the launch
   std::vector<std::string> notes;             // e.g. "--streams ignored: the reference is single-stream"
+  fuzz::SimFindings sim_findings;             // the sim executor's findings during the run (sim backend)
 };
 
 using KernelRunnerFn = std::function<KernelRun(const OpDescriptor&, const OpCase&, const KernelRunOptions&)>;

@@ -11,6 +11,7 @@
 #include "oracle/report.hpp"
 #include "reference/io/fixture.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 #include "tools/dsv4check/command.hpp"
 #include "tools/dsv4check/fixture_verify.hpp"
 #include "tools/dsv4check/kernel_runner.hpp"
@@ -69,6 +70,7 @@ int run_repro(const ReproOptions& o, std::ostream& out) {
 
   Json shape = o.shape;
   if (!o.dtype.empty()) shape["dtype"] = o.dtype;
+  check_shape(d, shape);  // unknown fields and tensors too large for memory, before anything is allocated
   std::mt19937_64 rng(o.seed);
   OpCase c = d.generate(rng, shape);
   for (auto it = o.attrs.begin(); it != o.attrs.end(); ++it) c.attrs[it.key()] = *it;
@@ -95,6 +97,7 @@ int run_repro(const ReproOptions& o, std::ostream& out) {
   }
   oracle::JudgeResult r = oracle::judge(d, c, judged, run.outputs, jo, run.tiles ? &*run.tiles : nullptr);
   out << oracle::text_report(r);
+  if (o.backend != "reference") out << run.sim_findings.text();
 
   if (!o.save.empty()) {
     io::Fixture f;
@@ -104,6 +107,7 @@ int run_repro(const ReproOptions& o, std::ostream& out) {
     f.seed = o.seed;
     f.source = repro_command(o);
     f.note = o.note;
+    if (!run.sim_findings.empty()) f.sim_findings = run.sim_findings.to_json();
     f.inputs = c.inputs;
     f.outputs = run.outputs;
     io::write_fixture(o.save, f);

@@ -63,6 +63,29 @@ TEST(Campaign, ResumeContinuesWhereItStoppedWithoutRepeating) {
   fs::remove_all(dir);
 }
 
+TEST(Campaign, SummaryAndFinalLinesGiveEachOpsRateAndStageShares) {
+  fs::path dir = fresh_dir("stages");
+  testing::internal::CaptureStderr();
+  ASSERT_EQ(run_campaign(options(dir, 6)), 0);
+  const std::string err = testing::internal::GetCapturedStderr();
+  std::ifstream f(dir / "summary.json");
+  const Json j = Json::parse(f);
+  for (const char* op : {"merge_attn_states", "topk"}) {
+    const Json& t = j.at("ops").at(op);
+    const StageSeconds s = StageSeconds::from_json(t.at("stages"));
+    ASSERT_GT(s.total(), 0) << op;
+    for (double v : {s.generate, s.reference, s.kernel, s.judge}) EXPECT_GT(v, 0) << op;
+    EXPECT_NEAR((s.generate + s.reference + s.kernel + s.judge) / s.total(), 1.0, 1e-12);
+    EXPECT_NEAR(t.at("cases_per_s").get<double>(), 3.0 / s.total(), 1e-9) << op;  // 3 cases each
+    EXPECT_NE(err.find(std::string(op) + " "), std::string::npos) << err;
+  }
+  EXPECT_NE(err.find("time by stage this run: gen "), std::string::npos) << err;
+  EXPECT_NE(err.find("cases/s (gen "), std::string::npos) << err;
+  std::ifstream md(dir / "summary.md");
+  const std::string text((std::istreambuf_iterator<char>(md)), std::istreambuf_iterator<char>());
+  EXPECT_NE(text.find("| cases/s | generate | reference | kernel | judge | bound by |"), std::string::npos);
+}
+
 TEST(Campaign, ShardsTakeDisjointIndicesAndMerge) {
   fs::path d0 = fresh_dir("shard0"), d1 = fresh_dir("shard1");
   ASSERT_EQ(run_campaign(options(d0, 4, 0, 2)), 0);

@@ -7,6 +7,7 @@
 
 #include <unistd.h>
 
+#include "kernels/kernel_registry.hpp"
 #include "reference/io/fixture.hpp"
 #include "tests/reference/io/io_test_op.hpp"
 #include "tools/dsv4check/command.hpp"
@@ -131,6 +132,68 @@ TEST(Repro, HeatmapIsWritten) {
   if (out.str().find("has no error map") == std::string::npos) {
     ASSERT_TRUE(std::filesystem::exists(o.heatmap)) << out.str();
     EXPECT_GT(std::filesystem::file_size(o.heatmap), 8u);
+  }
+}
+
+TEST(Repro, SimFindingsOfTheZoosBug1ArePrintedBesideTheVerdictAndSaved) {
+  if (std::string(kernels::backend_name()) != "sim") GTEST_SKIP() << "needs the sim backend";
+  ReproOptions o;
+  o.op = "skinny_gemm";
+  o.shape = {{"N", 65}, {"K", 5248}, {"M", 16}, {"dtype", "bf16"}, {"bias", "none"}};
+  o.backend = "sim";
+  o.variant = "readback_one_pass";
+  o.seed = 6248;
+  o.save = temp_path("bug1.safetensors").string();
+  std::ostringstream out;
+  EXPECT_EQ(run_repro(o, out), 1) << out.str();
+  const std::string s = out.str();
+  const std::size_t verdict = s.find("FAIL skinny_gemm"), findings = s.find("sim findings: ");
+  ASSERT_NE(verdict, std::string::npos) << s;
+  ASSERT_NE(findings, std::string::npos) << s;
+  EXPECT_NE(s.find("lds_out_of_range in kernel", findings), std::string::npos) << s;
+  EXPECT_NE(s.find("(array ", findings), std::string::npos) << s;  // the array, offset and size of the access
+  const io::Fixture f = io::read_fixture(o.save);
+  ASSERT_TRUE(f.sim_findings.is_object());
+  EXPECT_GT(f.sim_findings.at("total").get<std::size_t>(), 0u);
+  EXPECT_EQ(f.sim_findings.at("items").at(0).at("kind"), "lds_out_of_range");
+  VerifyOptions vo;
+  vo.json = true;
+  std::ostringstream vout;
+  EXPECT_EQ(verify_file(o.save, vo, vout), 1) << vout.str();
+  const Json j = Json::parse(vout.str());
+  EXPECT_EQ(j.at("sim_findings"), f.sim_findings);
+  std::ostringstream tout;
+  verify_file(o.save, {}, tout);
+  EXPECT_NE(tout.str().find("recorded when the outputs were made: sim findings: "), std::string::npos) << tout.str();
+  // The default kernel on the same case: no findings, and the line says so.
+  o.variant = "default";
+  o.save.clear();
+  std::ostringstream clean;
+  EXPECT_EQ(run_repro(o, clean), 0) << clean.str();
+  EXPECT_NE(clean.str().find("sim findings: none"), std::string::npos) << clean.str();
+}
+
+TEST(Repro, TooLargeShapeAndUnknownFieldAreClearErrorsBeforeAllocating) {
+  ReproOptions o;
+  o.op = "skinny_gemm";
+  o.shape = {{"N", 128}, {"K", 100000000}, {"M", 100000}};
+  std::ostringstream out;
+  try {
+    run_repro(o, out);
+    ADD_FAILURE() << "no error for a 20 TB shape";
+  } catch (const InputError& e) {
+    const std::string m = e.what();
+    EXPECT_NE(m.find("input 'b' [M, K] = [100000, 100000000] needs 18.2 TiB"), std::string::npos) << m;
+    EXPECT_NE(m.find("of memory available"), std::string::npos) << m;
+  }
+  o.shape = {{"N", 1}, {"K", 64}, {"M", 16}, {"Q", 3}};
+  try {
+    run_repro(o, out);
+    ADD_FAILURE() << "unknown field Q was ignored";
+  } catch (const InputError& e) {
+    EXPECT_NE(std::string(e.what()).find("unknown shape field 'Q'; the op's shape fields are N, K, M, Kap, dtype, bias"),
+              std::string::npos)
+        << e.what();
   }
 }
 
