@@ -122,7 +122,7 @@ std::vector<PlannedTensor> planned_tensors(const OpDescriptor& d, const Json& sh
   std::vector<PlannedTensor> out;
   auto add = [&](const ArgSpec& a, const char* kind) {
     const auto dims = eval_shape_rule(a.shape, shape);
-    if (!dims || a.dtypes.empty()) return;
+    if (a.optional || !dims || a.dtypes.empty()) return;  // an optional input may be absent
     std::size_t eb = std::numeric_limits<std::size_t>::max();
     for (DType t : a.dtypes) eb = std::min(eb, element_size(t));
     double n = 1;

@@ -5,8 +5,8 @@
 //   InputError that lists the op's fields;
 // - the tensors the shape asks for fit in memory. Sizes come from the descriptor's shape rules
 //   (ArgSpec::shape, e.g. "[N, K]", "[B·next_n, H]", "[num_blocks, block_kv, 1, D+4]") evaluated with the
-//   shape's integers, at the smallest admitted element size; a rule naming something the shape does not
-//   give is skipped (so the estimate is a lower bound and never refuses a shape that fits).
+//   shape's integers, at the smallest admitted element size; optional inputs, and a rule naming something
+//   the shape does not give, are skipped (so the estimate is a lower bound and never refuses a shape that fits).
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -34,7 +34,7 @@ struct PlannedTensor {
   std::size_t element_bytes = 0;
 };
 
-// The tensors whose shape rule the shape determines (inputs, then outputs).
+// The tensors whose shape rule the shape determines (required inputs, then outputs).
 std::vector<PlannedTensor> planned_tensors(const OpDescriptor& d, const Json& shape);
 
 // One rule evaluated with a shape: nullopt when the rule names a value the shape does not give.

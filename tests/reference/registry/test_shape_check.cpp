@@ -43,6 +43,17 @@ TEST(ShapeCheck, TooLargeNamesTheTensorItsSizeAndTheMemoryBeforeAllocating) {
   EXPECT_EQ(error_of([&] { check_shape_fits(d, Json{{"N", 4}, {"K", 64}, {"M", 16}}, 1e6); }), "");
 }
 
+TEST(ShapeCheck, TheLimitIsExactAtTheByte) {
+  const OpDescriptor& d = Registry::instance().get("skinny_gemm");
+  const Json shape{{"N", 1}, {"K", 1024}, {"M", 1024}};  // a 2 KiB, b 2 MiB, out 2 KiB (bf16/fp16); bias optional
+  const double b = 1024.0 * 1024 * 2, total = b + 2048 + 2048;
+  EXPECT_EQ(error_of([&] { check_shape_fits(d, shape, total); }), "");
+  const std::string together = error_of([&] { check_shape_fits(d, shape, total - 1); });
+  EXPECT_NE(together.find("need 2.0 MiB together"), std::string::npos) << together;
+  const std::string alone = error_of([&] { check_shape_fits(d, shape, b - 1); });
+  EXPECT_NE(alone.find("input 'b' [M, K] = [1024, 1024] needs 2.0 MiB (2 bytes per element)"), std::string::npos) << alone;
+}
+
 TEST(ShapeCheck, UnknownFieldIsAnErrorListingTheOpsFields) {
   const OpDescriptor& d = Registry::instance().get("skinny_gemm");
   const std::string e = error_of([&] { check_shape_fields(d, Json{{"N", 1}, {"K", 64}, {"M", 16}, {"Q", 3}}); });
