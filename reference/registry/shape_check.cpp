@@ -35,33 +35,36 @@ std::optional<double> factor(const std::string& f, const Json& shape) {
   return std::nullopt;
 }
 
+// The pieces of s between the separators (one piece when there is none).
+std::vector<std::string> split(const std::string& s, char sep) {
+  std::vector<std::string> parts;
+  std::size_t pos = 0;
+  for (std::size_t next; (next = s.find(sep, pos)) != std::string::npos; pos = next + 1) parts.push_back(s.substr(pos, next - pos));
+  parts.push_back(s.substr(pos));
+  return parts;
+}
+
 // A term: factors joined by '·' (UTF-8 middle dot) or '*'.
 std::optional<double> term(std::string t, const Json& shape) {
   for (std::size_t p; (p = t.find("\xC2\xB7")) != std::string::npos;) t.replace(p, 2, "*");
   double v = 1;
-  std::size_t pos = 0;
-  for (;;) {
-    const std::size_t star = t.find('*', pos);
-    const auto f = factor(t.substr(pos, star == std::string::npos ? std::string::npos : star - pos), shape);
-    if (!f) return std::nullopt;
-    v *= *f;
-    if (star == std::string::npos) return v;
-    pos = star + 1;
+  for (const std::string& f : split(t, '*')) {
+    const auto x = factor(f, shape);
+    if (!x) return std::nullopt;
+    v *= *x;
   }
+  return v;
 }
 
 // A dimension: terms joined by '+'.
 std::optional<double> dimension(const std::string& d, const Json& shape) {
   double v = 0;
-  std::size_t pos = 0;
-  for (;;) {
-    const std::size_t plus = d.find('+', pos);
-    const auto t = term(d.substr(pos, plus == std::string::npos ? std::string::npos : plus - pos), shape);
-    if (!t) return std::nullopt;
-    v += *t;
-    if (plus == std::string::npos) return v;
-    pos = plus + 1;
+  for (const std::string& t : split(d, '+')) {
+    const auto x = term(t, shape);
+    if (!x) return std::nullopt;
+    v += *x;
   }
+  return v;
 }
 
 std::string join(const std::vector<std::string>& v) {
@@ -107,15 +110,12 @@ std::optional<std::vector<std::int64_t>> eval_shape_rule(const std::string& rule
   if (open == std::string::npos || close == std::string::npos || close < open) return std::nullopt;
   const std::string body = rule.substr(open + 1, close - open - 1);  // the first form of "[M], [N, M] or [1, M]"
   std::vector<std::int64_t> dims;
-  std::size_t pos = 0;
-  for (;;) {
-    const std::size_t comma = body.find(',', pos);
-    const auto v = dimension(body.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos), shape);
+  for (const std::string& piece : split(body, ',')) {
+    const auto v = dimension(piece, shape);
     if (!v || *v < 0 || *v > 9.2e18) return std::nullopt;
     dims.push_back(static_cast<std::int64_t>(*v));
-    if (comma == std::string::npos) return dims;
-    pos = comma + 1;
   }
+  return dims;
 }
 
 std::vector<PlannedTensor> planned_tensors(const OpDescriptor& d, const Json& shape) {
