@@ -28,6 +28,7 @@
 #include "kernels/port/runtime.hpp"
 #include "bench/kernels/skinny_bt/skinny_bt.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
+#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 
 namespace sk = dsv4::kernels::skinny;
 namespace port = dsv4::port;
@@ -269,7 +270,7 @@ int main() {
         sh.m = m;
         sh.k = k;
         sk::SkinnyOptions auto_opt;
-        auto_opt.force_kernel = force_kernel;
+        auto_opt.force_kernel = static_cast<sk::TensorCoreKernel>(force_kernel);
         auto_opt.overlap_previous = !no_pdl;
         auto_opt.allow_producer_warp = !no_pw;
         // DSV4_BENCH_PW_SLICE_ROWS=64 (say): with DSV4_BENCH_KERNEL=pw, that many rows of a per workgroup.
@@ -354,7 +355,7 @@ int main() {
                 if (fk == 1 && (res == 1 || split != 1)) continue;  // m16n8k16: its build's residency, unsliced
                 const int rows = sk::wgmma_unsliced_rows(n) / split;
                 if (fk == 2 && rows < 8) continue;
-                sk::SkinnyOptions fo{sk::SkinnyVariant::fixed, 0, wm, cps, mt, fk, fk == 2 ? res : 0,
+                sk::SkinnyOptions fo{sk::SkinnyVariant::fixed, 0, wm, cps, mt, static_cast<sk::TensorCoreKernel>(fk), fk == 2 ? res : 0,
                                      fk == 2 ? rows : 0, !no_pdl};
                 fo.force_cluster_reduce = fk == 2 ? red : 0;
                 const sk::SkinnyPlan f = sk::make_plan(sh, arch, fo);

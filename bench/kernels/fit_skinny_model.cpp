@@ -1,4 +1,4 @@
-// Fits the sm_90 skinny GEMM time model (SkinnyTimeModel, kernels/skinny_gemm/skinny_plan.hpp) to H200 timings of
+// Fits the sm_90 skinny GEMM time model (SkinnyTimeModel, kernels/nvidia/skinny_gemm/sm90_plan.hpp) to H200 timings of
 // every forced layout (bench_skinny_gemm with DSV4_BENCH_SWEEP=2; the lines "layout N K M | kernel m_tiles= warps_m=
 // panels= resident= [slice_rows=] cps= k_rnd= grid= | T us [...] [reduce=cluster]"; without slice_rows, an unsliced
 // plan; without reduce=cluster, a split reduced through the workspace). Host-only: it
@@ -30,7 +30,7 @@
 #include <vector>
 
 #include "kernels/port/arch.hpp"
-#include "kernels/skinny_gemm/skinny_plan.hpp"
+#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 
 namespace sk = dsv4::kernels::skinny;
 
@@ -75,7 +75,8 @@ bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, Swept
   // A split warpgroup layout reduced its shards through a cluster when the line says so (" reduce=cluster" after
   // the time), else through the workspace (lines from before cluster reduction existed).
   w.cluster = line.find(" reduce=cluster") != std::string::npos;
-  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt, wgmma ? 2 : 1, wgmma ? w.resident : 0,
+  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt,
+                          wgmma ? sk::TensorCoreKernel::wgmma : sk::TensorCoreKernel::mma_m16n8k16, wgmma ? w.resident : 0,
                           wgmma ? w.slice_rows : 0};
   opt.force_cluster_reduce = wgmma ? (w.cluster ? 2 : 1) : 0;
   w.k_rnd = kr;

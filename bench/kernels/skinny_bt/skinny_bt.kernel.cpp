@@ -5,12 +5,12 @@
 
 #include "bench/kernels/skinny_bt/skinny_bt.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/port/cluster.hpp"
+#include "kernels/nvidia/port/cluster.hpp"
 #include "kernels/port/grid_dependency.hpp"
-#include "kernels/port/named_barrier.hpp"
-#include "kernels/port/tma.hpp"
-#include "kernels/port/wgmma.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/nvidia/port/named_barrier.hpp"
+#include "kernels/nvidia/port/tma.hpp"
+#include "kernels/nvidia/port/wgmma.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::bench::skinny_bt {
 
@@ -39,7 +39,7 @@ template <int TM>
 constexpr int kTileStride = TM / 2 + ((4 - TM / 2) % 32 + 32) % 32;
 
 // Two floats as a bf16 pair, round to nearest even (the hardware conversion: one instruction where the portable
-// bit arithmetic of skinny_convert.hpp takes ~20).
+// bit arithmetic of kernels/common/bf16_fp16_convert.hpp takes ~20).
 __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
   std::uint32_t r;
   asm("cvt.rn.bf16x2.f32 %0, %1, %2;\n" : "=r"(r) : "f"(hi), "f"(lo));
@@ -50,7 +50,7 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
 // each leaves the half of its partial that the other one sums in `red` (LDS, 64 x TM floats); after `sync` each
 // adds the other's half to its own half (a commutative add: the same sums whichever warpgroup makes them) and
 // leaves them as bf16 in `tile` (LDS, after red); after another `sync` all 256 threads store the tile in 16-byte
-// pieces of rows (M % 8 == 0). (Warpgroup 0 alone summing, converting with skinny_convert.hpp and storing 4-byte
+// pieces of rows (M % 8 == 0). (Warpgroup 0 alone summing, converting with kernels/common/bf16_fp16_convert.hpp and storing 4-byte
 // pieces took ~4000 cycles a workgroup, session 12's trace: ~2 us of every launch, one warp per scheduler.)
 template <int TM, class Sync>
 __device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[TM / 2], port::lds_ptr<float> red,
@@ -136,7 +136,7 @@ __device__ __forceinline__ void store_tile_ba(const Params& p, const float (&acc
   }
 }
 
-// Cluster pieces of the multicast variants that kernels/port/cluster.hpp does not have yet (raw PTX: a prototype):
+// Cluster pieces of the multicast variants that kernels/nvidia/port/cluster.hpp does not have yet (raw PTX: a prototype):
 // the cluster barrier split into arrive and wait, a multicast bulk copy, and (below) an arrival on a peer's barrier.
 __device__ __forceinline__ void cluster_arrive() { asm volatile("barrier.cluster.arrive.release.aligned;\n" ::: "memory"); }
 __device__ __forceinline__ void cluster_wait() { asm volatile("barrier.cluster.wait.acquire.aligned;\n" ::: "memory"); }

@@ -5,7 +5,7 @@
 
 #include "bench/kernels/wgmma_rate/wgmma_rate.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/port/wgmma.hpp"
+#include "kernels/nvidia/port/wgmma.hpp"
 
 namespace dsv4::bench::wgmma_rate {
 

@@ -12,6 +12,7 @@
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
+#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 #include "reference/tensor/tensor.hpp"
 
 namespace dsv4::test::skinny {
@@ -389,7 +390,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
   return r;
 }
 
-// The producer-warp kernel (force_kernel = 3, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
+// The producer-warp kernel (force_kernel = producer_warp, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
 // padded rows, N = 33..128 over 64 and 128), both rings of pw_ring (K % 64 == 0 with the grid's SMs mostly free:
 // several panels per copy; K % 64 != 0: one 2-D box per operand), one step only (the second consumer warpgroup
 // idle; K = 64, and K = 8 with the box mostly past K), M = 200 (a partial 64-row tile), both dtypes, every bias
@@ -435,7 +436,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       s.k = k;
       if (s.lda != 0) s.lda = k + 40;
       sk::SkinnyOptions o;
-      o.force_kernel = 3;
+      o.force_kernel = sk::TensorCoreKernel::producer_warp;
       o.force_chunks_per_shard = 1 << 20;  // one shard
       run(s, o, 1, false);
       if (k >= 1024) {
@@ -453,7 +454,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     if (sl.lda != 0) sl.lda = 1064;
     ++idx;
     sk::SkinnyOptions o;
-    o.force_kernel = 3;
+    o.force_kernel = sk::TensorCoreKernel::producer_warp;
     o.force_slice_rows = rows;
     o.force_chunks_per_shard = cps == 0 ? 1 << 20 : cps;
     const sk::SkinnyPlan plan = sk::make_plan(sl, arch, o);
@@ -472,7 +473,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       if (s.lda != 0) s.lda = k + 40;
       ++wi;
       sk::SkinnyOptions o;
-      o.force_kernel = 3;
+      o.force_kernel = sk::TensorCoreKernel::producer_warp;
       o.force_pw_tile_m = sk::kPwWideTileM;
       o.force_chunks_per_shard = k == 1024 ? 3 : 1 << 20;  // 8 steps of 2 panels in 3 shards; 17 of 1 unsplit
       run(s, o, k == 1024 ? 3 : 1, false);
@@ -482,7 +483,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     if (s.lda != 0) s.lda = 1064;
     s.k = 1024;
     sk::SkinnyOptions o;
-    o.force_kernel = 3;
+    o.force_kernel = sk::TensorCoreKernel::producer_warp;
     o.force_pw_tile_m = sk::kPwWideTileM;
     o.force_slice_rows = 64;
     o.force_chunks_per_shard = 4;

@@ -7,6 +7,7 @@
 #include "kernels/port/arch.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
+#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 
 namespace sk = dsv4::kernels::skinny;
 namespace port = dsv4::port;
@@ -50,17 +51,18 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const int force = *rc::gen::element(0, 1, 2);
   sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, force};
   if (arch.arch == port::Arch::sm_90) {
-    opt.force_kernel = *rc::gen::element(0, 1, 2, 3);  // the plan's choice, m16n8k16, wgmma, producer warp
+    opt.force_kernel = *rc::gen::element(sk::TensorCoreKernel::plan_choice, sk::TensorCoreKernel::mma_m16n8k16,
+                                          sk::TensorCoreKernel::wgmma, sk::TensorCoreKernel::producer_warp);  // the plan's choice, m16n8k16, wgmma, producer warp
     opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
-    if (opt.force_kernel == 2)  // any power of two from 8 to the padded N (0: the model's choice)
+    if (opt.force_kernel == sk::TensorCoreKernel::wgmma)  // any power of two from 8 to the padded N (0: the model's choice)
       opt.force_slice_rows = *rc::gen::element(0, 8, 16, 32, 64, 128) % (2 * sk::wgmma_unsliced_rows(s.n));
     // Shards combined by the model's choice, the workspace, or a cluster (warpgroup kernel, two chunks: K > 512).
     opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
-    if ((s.k <= 512 || opt.force_kernel == 1) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
+    if ((s.k <= 512 || opt.force_kernel == sk::TensorCoreKernel::mma_m16n8k16) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
   }
-  if (opt.force_kernel == 3) {  // one layout per shape and tile of b: no other option forced
+  if (opt.force_kernel == sk::TensorCoreKernel::producer_warp) {  // one layout per shape and tile of b: no other option forced
     opt = sk::SkinnyOptions{};
-    opt.force_kernel = 3;
+    opt.force_kernel = sk::TensorCoreKernel::producer_warp;
     opt.force_pw_tile_m = *rc::gen::element(0, 128);
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
@@ -125,9 +127,9 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
   RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
-  if (opt.force_kernel != 0) RC_ASSERT(p.wgmma == (opt.force_kernel == 2));
-  if (opt.force_kernel != 0) RC_ASSERT(p.producer_warp == (opt.force_kernel == 3));
-  if (opt.force_kernel == 0) RC_ASSERT(p.producer_warp == sk::producer_warp_preferred(s, arch, opt));
+  if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(p.wgmma == (opt.force_kernel == sk::TensorCoreKernel::wgmma));
+  if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(p.producer_warp == (opt.force_kernel == sk::TensorCoreKernel::producer_warp));
+  if (opt.force_kernel == sk::TensorCoreKernel::plan_choice) RC_ASSERT(p.producer_warp == sk::producer_warp_preferred(s, arch, opt));
   if (p.producer_warp) {
     // Producer-warp kernel: one workgroup of 288 threads per 64 (or, forced or by the rule, 128) rows of b, one
     // wgmma n (8 to 128) covering N; its ring is one of pw_ring's two for its rows (several panels per copy
@@ -162,7 +164,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(p.mma_panels == 1);
     RC_ASSERT(p.k_shard == static_cast<std::int64_t>(p.chunks_per_shard) * p.mma_panels * sk::kWgmmaPanelK);
     RC_ASSERT(p.k_rnd * p.k_shard - s.k < p.k_shard);  // no empty shard; the last one may be shorter
-    if (opt.force_kernel == 0 && p.k_rnd > 1 && 2 * ((s.m + 63) / 64) > arch.compute_units)
+    if (opt.force_kernel == sk::TensorCoreKernel::plan_choice && p.k_rnd > 1 && 2 * ((s.m + 63) / 64) > arch.compute_units)
       RC_FAIL("a split on a grid of tiles that leaves fewer than half the SMs idle: " + p.describe());
     const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (p.tile_m + p.slice_rows) * 128;
     RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + p.mma_stages * 16);
@@ -401,7 +403,7 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
   sixteen.force_chunks_per_shard = 1;
   refused(shape_nmk(32, 1024, 4096), port::kSm90, sixteen, "with 16 K-shard(s): a cluster holds 2..8");
   sk::SkinnyOptions mma = o;
-  mma.force_kernel = 1;
+  mma.force_kernel = sk::TensorCoreKernel::mma_m16n8k16;
   refused(s, port::kSm90, mma, "warpgroup kernel");
   refused(s, port::kGfx950, sk::SkinnyOptions{}, "warpgroup kernel");
   sk::SkinnyOptions zoo = o;
@@ -442,11 +444,11 @@ TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
     EXPECT_NE(r.reason.find("slice_rows=" + std::to_string(bad)), std::string::npos) << r.reason;
   }
   o.force_slice_rows = 32;
-  o.force_kernel = 1;
+  o.force_kernel = sk::TensorCoreKernel::mma_m16n8k16;
   const sk::SkinnyPlan mma = sk::make_plan(s, port::kSm90, o);
   EXPECT_FALSE(mma.ok);
   EXPECT_NE(mma.reason.find("warpgroup kernel"), std::string::npos) << mma.reason;
-  o.force_kernel = 0;
+  o.force_kernel = sk::TensorCoreKernel::plan_choice;
   EXPECT_FALSE(sk::make_plan(s, port::kGfx950, o).ok);  // no warpgroup kernel on CDNA
 }
 
@@ -471,7 +473,7 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
   // The producer-warp kernel is taken by its rule, outside the model (ProducerWarpIsTakenByItsRule).
   RC_ASSERT(best.producer_warp == sk::producer_warp_preferred(s, port::kSm90));
   if (best.producer_warp) return;
-  for (int kernel : {1, 2})  // m16n8k16 warp tiles, wgmma warpgroup tiles
+  for (sk::TensorCoreKernel kernel : {sk::TensorCoreKernel::mma_m16n8k16, sk::TensorCoreKernel::wgmma})
     for (int mt : {1, 2, 4, 8})
       for (int wm : {1, 2, 4}) {
         sk::SkinnyOptions opt;
@@ -480,20 +482,20 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
         opt.force_kernel = kernel;
         const sk::SkinnyPlan c = sk::make_plan(s, port::kSm90, opt);
         if (!c.ok) continue;
-        RC_ASSERT(c.wgmma == (kernel == 2));
+        RC_ASSERT(c.wgmma == (kernel == sk::TensorCoreKernel::wgmma));
         RC_ASSERT(c.mma_m_tiles == mt);
         RC_ASSERT(c.mma_warps_m == wm);
         RC_ASSERT(best.mma_model_cost <= c.mma_model_cost);
       }
 }
 
-// The producer-warp kernel is the plan's choice (skinny_plan.hpp, kPwMaxRowsPartialGrid): unsplit on grids of at
+// The producer-warp kernel is the plan's choice (sm90_plan.hpp, kPwMaxRowsPartialGrid): unsplit on grids of at
 // least 3/4 of the SMs in 64-row tiles (M >= 6336 on the H200: 99 tiles), and for N <= 64 also from SMs / 4 tiles
 // (M >= 2112) with K <= 8192; split into a cluster of shards (the most that run in one wave) where the tiles leave
 // half the SMs idle (2 · tiles <= SMs, at its edge too) and K >= 4096, for N > 64 only from SMs / 4 tiles; in 32-row
 // output slices for N > 32 on 16 to 32 tiles with K < 4096, in 64-row slices split into shards for N > 64 there with
 // 4096 <= K <= 8192; its deep one-panel ring from 3/4 of the SMs or where K % 64 != 0. Any forced layout option,
-// another arch or a bug-zoo variant keeps the split-K kernels; forced (force_kernel = 3) it takes any N on sm_90 and
+// another arch or a bug-zoo variant keeps the split-K kernels; forced (force_kernel = producer_warp) it takes any N on sm_90 and
 // is refused elsewhere or with a forced layout, naming the rule.
 TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   struct Case {
@@ -535,7 +537,7 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   for (const Case& c : cases) EXPECT_EQ(sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90).tile_m, 64);
   const sk::SkinnyShape s = shape_nmk(4, 4096, 2048);
   sk::SkinnyOptions o;
-  o.force_kernel = 2;
+  o.force_kernel = sk::TensorCoreKernel::wgmma;
   EXPECT_TRUE(sk::make_plan(s, port::kSm90, o).wgmma);
   o = {};
   o.force_chunks_per_shard = 2;
@@ -543,7 +545,7 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   EXPECT_FALSE(sk::make_plan(s, port::kGfx950).producer_warp);
   EXPECT_FALSE(sk::make_plan(s, port::kSm90, {sk::SkinnyVariant::readback_one_pass}).producer_warp);
   o = {};
-  o.force_kernel = 3;
+  o.force_kernel = sk::TensorCoreKernel::producer_warp;
   const sk::SkinnyPlan small = sk::make_plan(shape_nmk(4, 64, 64), port::kSm90, o);  // forced: any grid
   EXPECT_TRUE(small.ok && small.producer_warp) << small.describe();
   const sk::SkinnyPlan amd = sk::make_plan(s, port::kGfx950, o);
@@ -561,7 +563,7 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   EXPECT_NE(layout.reason.find("one layout"), std::string::npos) << layout.reason;
 }
 
-// The wide tile by its rule (skinny_plan.hpp, kPwWideTileM): where the 64-row tiles fill 3/4 of the SMs (M >= 6273
+// The wide tile by its rule (sm90_plan.hpp, kPwWideTileM): where the 64-row tiles fill 3/4 of the SMs (M >= 6273
 // on the H200: 99 tiles), for at most 16 padded rows of a with rows x K <= 65536, one shard; its edges on each side.
 TEST(SkinnyPlan, ProducerWarpWideTileIsTakenByItsRule) {
   struct Case {
@@ -584,7 +586,7 @@ TEST(SkinnyPlan, ProducerWarpWideTileIsTakenByItsRule) {
     }
   }
   sk::SkinnyOptions o;
-  o.force_kernel = 3;
+  o.force_kernel = sk::TensorCoreKernel::producer_warp;
   o.force_chunks_per_shard = 4;  // a forced layout keeps the 64-row tile
   EXPECT_EQ(sk::make_plan(shape_nmk(1, 7168, 2048), port::kSm90, o).tile_m, 64);
 }
@@ -593,7 +595,7 @@ TEST(SkinnyPlan, ProducerWarpWideTileIsTakenByItsRule) {
 // ring from pw_ring's 128-row slots; refused for other tile heights or without the producer-warp kernel forced.
 TEST(SkinnyPlan, ProducerWarpWideTileIsForcedOrRefused) {
   sk::SkinnyOptions o;
-  o.force_kernel = 3;
+  o.force_kernel = sk::TensorCoreKernel::producer_warp;
   o.force_pw_tile_m = 128;
   const sk::SkinnyPlan p = sk::make_plan(shape_nmk(128, 4100, 2048), port::kSm90, o);
   ASSERT_TRUE(p.ok && p.producer_warp) << p.describe();
@@ -616,7 +618,7 @@ TEST(SkinnyPlan, ProducerWarpWideTileIsForcedOrRefused) {
   const sk::SkinnyPlan odd = sk::make_plan(shape_nmk(64, 4096, 2048), port::kSm90, o);
   EXPECT_FALSE(odd.ok);
   EXPECT_NE(odd.reason.find("force_pw_tile_m=96"), std::string::npos) << odd.reason;
-  o.force_kernel = 0;
+  o.force_kernel = sk::TensorCoreKernel::plan_choice;
   o.force_pw_tile_m = 128;
   const sk::SkinnyPlan unforced = sk::make_plan(shape_nmk(64, 4096, 2048), port::kSm90, o);
   EXPECT_FALSE(unforced.ok);
