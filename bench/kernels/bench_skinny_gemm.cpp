@@ -167,7 +167,7 @@ void print_bt_trace(const dsv4::bench::skinny_bt::Config& c, const void* a, cons
               "%.0f, stored %.0f\n",
               median(last_issue), median(last_landed), median(loop0), median(loop1), median(joined), median(summed),
               median(end));
-  // Each warpgroup's reading comes from its own scheduler's clock (session 12 saw them disagree across warpgroups):
+  // Each warpgroup's reading comes from its own scheduler's clock (they disagree across warpgroups):
   // compare a warpgroup's arrival with its own departure only.
   const std::uint64_t* r = &t[0];
   std::printf("  trace workgroup 0 tail: joined %.0f; k-group sync 1 wg0 %.0f->%.0f wg1 %.0f->%.0f; sync 2 wg0 "

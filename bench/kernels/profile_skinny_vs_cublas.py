@@ -1,7 +1,7 @@
 # Which kernel cuBLAS runs at each skinny GEMM shape, beside ours: runs bench_skinny_gemm under Nsight Compute once
 # per shape and side (our skinny_gemm kernel; cuBLAS's GEMM and split-K reduction kernels) and prints one table
 # row per shape: cuBLAS's kernel name, grid, CTAs, cluster size, duration and DRAM throughput (and its split-K
-# reduction's duration), then ours. Writes bench/kernels/data/cublas_kernels_h200.txt's table (session 10).
+# reduction's duration), then ours. Writes bench/kernels/data/cublas_kernels_h200.txt's table.
 # Durations are ncu's (locked clocks, each launch alone): compare the two sides of one row only.
 #   python3 profile_skinny_vs_cublas.py [--bench ./bench_skinny_gemm] [--ncu ncu] [--csv-dir DIR] [N,K,M ...]
 #   python3 profile_skinny_vs_cublas.py --from-csv DIR     (the table from CSVs an earlier run kept)

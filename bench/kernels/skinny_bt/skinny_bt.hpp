@@ -11,10 +11,8 @@
 //   stage with one 3-D bulk copy;
 // * b as the A operand (b_as_a, N <= 32): 64 rows of b per workgroup (grid ceil(M / 64)), all tile_m >= N rows of a
 //   as the B operand; the producer-warp kernel only.
-// Session 12 (RESULTS_skinny_h200.md): with several panels per copy the b-as-A kernel is at or above cuBLAS at 25 of
-// the 36 shapes with N <= 32 (no split-K yet: slower at M = 1024, K >= 7168). Session 13 made that layout a kernel of
-// the plan (kernels/skinny_gemm/skinny_gemm_pw.kernel.cpp, with bias, fp16, splits of K and sim tests); the b-as-B
-// layouts here stay a prototype.
+// The b-as-A layout became a kernel of the plan (kernels/nvidia/skinny_gemm/skinny_gemm_pw.kernel.cpp, with bias,
+// fp16, splits of K and sim tests); the b-as-B layouts here stay a prototype (measurements: RESULTS_skinny_h200.md).
 #pragma once
 
 #include <cstdint>

@@ -51,14 +51,14 @@ __device__ __forceinline__ std::uint32_t pack_bf16x2(float lo, float hi) {
 // adds the other's half to its own half (a commutative add: the same sums whichever warpgroup makes them) and
 // leaves them as bf16 in `tile` (LDS, after red); after another `sync` all 256 threads store the tile in 16-byte
 // pieces of rows (M % 8 == 0). (Warpgroup 0 alone summing, converting with kernels/common/bf16_fp16_convert.hpp and storing 4-byte
-// pieces took ~4000 cycles a workgroup, session 12's trace: ~2 us of every launch, one warp per scheduler.)
+// pieces took ~4000 cycles a workgroup: ~2 us of every launch, one warp per scheduler.)
 template <int TM, class Sync>
 __device__ __forceinline__ void store_tile(const Params& p, const float (&acc)[TM / 2], port::lds_ptr<float> red,
                                            port::lds_ptr<std::uint32_t> tile, int tid, int n0, int m0, Sync&& sync) {
   constexpr int H = TM / 4;  // accumulators per thread in each half (even: whole pairs)
   // Padded row strides (floats in red, bf16 pairs in tile) that put a warp's 8 rows x 4 pairs of one access in
   // distinct banks: with TM floats a row, TM = 128 made every access an 8-way conflict (TM = 112: 4-way), and the
-  // epilogue took 2000-5000 cycles on the SM's one LDS wavefront per cycle (session 12).
+  // epilogue took 2000-5000 cycles on the SM's one LDS wavefront per cycle.
   constexpr int RS = kRedStride<TM>, TS = kTileStride<TM>;
   const int grp = tid / 128, w = (tid % 128) / 32, g = (tid % 32) / 4, t = tid % 4;
   auto row_of = [&](int j) { return 16 * w + g + 8 * ((j % 4) / 2); };
@@ -247,7 +247,7 @@ __global__ void __launch_bounds__(256, 1) bt_kernel(const DSV4_GRID_CONSTANT Par
 // tile, multicast to both workgroups, so a slot's "empty" barrier collects the releases of both workgroups'
 // consumers (lane 0 of each consumer warp arrives on its own and on the peer's barrier: 8 arrivals). The peer's
 // arrival is at the default cta scope: .release.cluster made it a cluster-wide fence per stage and warp (2x the time
-// on the H200, session 11).
+// on the H200).
 // The LDS address of `bar` in the cluster's shared window of workgroup `peer` (mapa), computed once.
 __device__ __forceinline__ unsigned peer_address(const std::uint64_t* bar, unsigned peer) {
   unsigned remote;
@@ -258,7 +258,7 @@ __device__ __forceinline__ unsigned peer_address(const std::uint64_t* bar, unsig
 }
 // Lane 0 of the warp arrives on the local barrier at `local` and the peer's at `remote` (cta scope), as predicated
 // instructions of one asm block: a divergent branch around the arrivals made ptxas serialize the warpgroup's MMAs
-// in flight across it (C7515, session 12).
+// in flight across it (C7515).
 __device__ __forceinline__ void mbarrier_arrive_pair(unsigned local, unsigned remote, bool lane0) {
   asm volatile(
       "{\n.reg .pred p;\nsetp.ne.u32 p, %2, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n"
@@ -273,7 +273,7 @@ __device__ __forceinline__ void mbarrier_arrive_pair(unsigned local, unsigned re
 // BA: b as the MMA's A operand instead (cuBLAS's layout for N <= 32): a workgroup takes 64 rows of b and all TM
 // (= 8, 16 or 32 >= N) rows of a as the B operand, so the grid is ceil(M / 64) and a stage is [b 64 rows][a TM rows].
 // P: 64-K panels per stage, each operand's P panels fetched by one bulk copy (port::tma_load_panels), because the
-// copies' issue rate limited the producer (~300 cycles a stage of two 2-D copies, session 12's trace).
+// copies' issue rate limited the producer (~300 cycles a stage of two 2-D copies).
 template <int TM, int S, bool MC, bool DRAIN, bool BA = false, int P = 1>
 __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT Params p) {
   static_assert(!(BA && MC), "the b-as-A layout has no N-halves to pair");
@@ -314,7 +314,7 @@ __global__ void __launch_bounds__(288, 1) bt_ws_kernel(const DSV4_GRID_CONSTANT 
     trace[1] = start_clock;
   }
   if (grp == 2) {  // the producer warp: lane 0 issues, lanes 1-31 leave (exited threads do not take part in the
-                   // cluster barrier; a whole warp polling the empty barriers measured ~5 % slower, session 12)
+                   // cluster barrier; a whole warp polling the empty barriers measured ~5 % slower)
     if (tid != 256) return;
     for (int i = 0; i < nsteps; ++i) {
       const int slot = i % S;

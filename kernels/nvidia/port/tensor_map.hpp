@@ -24,7 +24,7 @@ TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t
 inline constexpr int kTensorMapBoxCols = 64;  // elements per box row (128 bytes)
 // The same tensor copied `panels` consecutive 64-column panels at a time by one bulk copy (tma_load_panels): the
 // panels land one after another, each a box_rows x 64 swizzled tile as tma_load_2d leaves it, so one instruction
-// brings a whole ring stage (the copies' issue rate limits a producer issuing one per panel: session 12). cuda: a
+// brings a whole ring stage (the copies' issue rate limits a producer issuing one per panel). cuda: a
 // 3-D map (64 elements, rows, cols / 64); panels past the last one arrive as zeros like rows past the end.
 // Requirements beyond make_tensor_map_2d's: cols a multiple of 64 (a panel never crosses a row's end),
 // 1 <= panels <= 8. A panel map works only with tma_load_panels and a 2-D map only with tma_load_2d (sim checks).

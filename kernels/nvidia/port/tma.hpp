@@ -24,7 +24,7 @@
 // Backends:
 //   cuda: the instructions; a wait that does not complete within ~2^28 polls traps (a lost copy or a wrong byte
 //         count becomes a launch error instead of a hang). The poll loop is C++: a kernel that waits while
-//         warpgroup MMAs are in flight gets them serialized by ptxas (C7517/C7518, seen in session 9's experiments;
+//         warpgroup MMAs are in flight gets them serialized by ptxas (C7517/C7518;
 //         a poll loop inside one asm block avoids it). No kernel here waits with MMAs in flight.
 //   sim : the copy happens at the call (global reads and swizzled LDS writes by the issuing thread, bounds- and
 //         race-checked as its accesses) and then completes its bytes on the barrier. The barriers have their real

@@ -1,7 +1,7 @@
-// Producer-warp kernel of the skinny GEMM (plan.producer_warp, sm_90; chosen for N <= 32 on grids of at least a
-// quarter of the SMs, skinny_plan.hpp; force_kernel = 3 for any N): b as the warpgroup MMA's A operand, one
-// workgroup per TM = 64 (or 128) rows of b, all NN = 8·n_blocks (8 to 128 >= N) padded rows of a as the B
-// operand, the whole K (no split); cuBLAS's layout at N <= 32 (bench/kernels/data/cublas_kernels_h200.txt).
+// Producer-warp kernel of the skinny GEMM (plan.producer_warp, sm_90; taken by its rule, producer_warp_preferred in
+// sm90_plan.hpp, or forced with force_kernel = TensorCoreKernel::producer_warp): b as the warpgroup MMA's A operand,
+// one workgroup per TM = 64 (or 128) rows of b and output-row slice, all NN = 8·n_blocks (8 to 128) padded rows of the
+// slice's a as the B operand, the whole K or one of 2-8 K-shards of a cluster (see "Split K" below).
 //   * Warp 8, lane 0 (the producer) fills a ring of S slots of P 64-K panels: for step i it waits for slot i % S's
 //     "empty" barrier (from the second round on), announces the stage's bytes on its "full" barrier and issues one
 //     bulk copy per operand (P panels at once with a panel map, port::tma_load_panels; a 2-D box when P = 1, which
@@ -19,9 +19,8 @@
 //     are one cluster (rank = shard); after a cluster barrier each rank sums every C-th group over all ranks' LDS
 //     tiles in rank order from zero (bit-identical run to run) and stores it; a second cluster barrier keeps the
 //     tiles alive until every rank has read them. The producer warp stays for both barriers.
-// Session 12 (bench/kernels/RESULTS_skinny_h200.md) measured this design as a prototype: the issue rate of the
-// copies bounds a workgroup that streams alone (hence several panels per copy), a producer warp whose lanes all
-// poll ran 4-10 % slower, releasing a stage right after its MMAs beat keeping a batch in flight.
+// Why this shape of pipeline (several panels per copy, one polling lane, release right after the MMAs): the
+// prototype's measurements in bench/kernels/RESULTS_skinny_h200.md.
 // Invariants: every panel starts on a 1024-byte boundary (the ring does; a panel is (64 + NN) rows of 128 bytes);
 // the epilogue's LDS (pw_red_stride and pw_tile_stride floats per row) lies inside the ring, which every consumer has
 // finished reading at named barrier 1; the barriers lie after the ring. Bit-identical run to run.

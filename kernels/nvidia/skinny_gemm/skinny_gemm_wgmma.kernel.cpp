@@ -4,22 +4,13 @@
 //      (kernels/nvidia/port/tma.hpp: thread 0 issues two boxes per panel, one transaction barrier per slot) into a ring of
 //      S slots (3 or 4: the plan's mma_stages) of `panels` panels of 64 K elements, each panel a swizzled K-major tile
 //      (kernels/nvidia/port/wgmma.hpp: 128-byte rows, chunk c of row r at chunk c ^ (r % 8)), zeros past M, N and K.
-//      (Per-thread 16-byte cp.async copies into the same ring, session 4 on the H200, best layout per shape: 0.98-1.09x
-//      the TMA time for N <= 16, up to 1.15x for N = 32, 1.21x for N = 64, 1.44x for N = 128.)
 //      Step i waits for its slot's barrier phase, one block barrier, then thread 0 issues step i + stages - 1 into
 //      the slot step i - 1 used (its MMAs were waited for), then every warpgroup computes:
 //      warpgroup (wgm, grp) multiplies its MW tiles of 64 rows of b by all 8·NB rows of a with m64nNk16
 //      warpgroup MMAs on the panels grp, grp + k_groups, ... (b is the MMA's A operand, a its B operand, the
 //      accumulator the transposed output tile), and waits for them before the next barrier.
-//      (Per-slot release barriers with an MMA batch in flight, with or without a producer warp, and two workgroups
-//      per SM at N >= 64 all ran slower on the H200: bench/kernels/RESULTS_skinny_h200.md, session 9; so did a
-//      separate, shallower ring for a, one MMA batch kept in flight across the per-step barrier with 6-8 slots,
-//      a fifth slot wherever it fits, and a producer warpgroup with per-slot release barriers, session 10.
-//      cuBLAS's faster kernels there combine that pipeline, 7-16 stages, with other tiles (b the MMA's B operand,
-//      sized to the grid) and clusters: bench/kernels/data/cublas_kernels_h200.txt. Session 11: the MMAs are not
-//      the limit (82 % of peak at this loop's N = 128 shape, bench_wgmma_rate); b as the B operand in tiles sized
-//      to the grid, multicast pairs and a producer warp, in the prototype bench/kernels/skinny_bt, were no faster
-//      at N = 128 (RESULTS_skinny_h200.md).)
+//      (The main-loop designs measured slower than this one, and what cuBLAS does instead:
+//      bench/kernels/RESULTS_skinny_h200.md.)
 //   2-4. publish_tile (sm90_device.hpp): k-groups reduced in ascending order, the shard's partial to its slab and
 //      the split-K protocol, or with a cluster reduction to the other shards through the cluster's LDS
 //      (cluster_publish), or, with one shard, the tile straight to the output.
@@ -45,7 +36,7 @@ namespace dsv4::kernels::skinny::detail {
 #if !defined(DSV4_BACKEND_HIP)  // wgmma exists on sm_90 only
 namespace {
 
-template <bool F16, int NB, int MW, int S>  // S ring slots: a template argument (run-time: 10-25 % slower, H200)
+template <bool F16, int NB, int MW, int S>  // S ring slots: a template argument (a run-time count is slower)
 __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
     skinny_gemm_wgmma_kernel(const DSV4_GRID_CONSTANT Sm90Params p) {
   constexpr int NN = 8 * NB;  // rows of a per warpgroup (all of the padded N)
@@ -118,8 +109,7 @@ SKINNY_UNROLL
   // ---- 1. pipelined main loop ----
   for (int s = 0; s < S - 1; ++s) issue(s);
   // Each warpgroup's panels per step are a compile-time count in each copy of the loop: with a run-time trip
-  // count ptxas injected a warpgroup.arrive at the head of that loop (C7519), which cost 2.2-2.3 % on the H200
-  // benchmark (geometric mean; up to 6.5 % at N=128 K=7168 M=7168).
+  // count ptxas injects a warpgroup.arrive at the head of that loop (C7519), which costs time.
   auto main_loop = [&](auto ppg) {
     constexpr int PPG = decltype(ppg)::value;
     for (int it = 0; it < nsteps; ++it) {
@@ -158,8 +148,7 @@ SKINNY_UNROLL
     default: main_loop(std::integral_constant<int, 4>{}); break;
   }
   // The next kernel on the stream may be scheduled from here (it waits for this one's end before touching memory).
-  // At the start instead, it measured up to 6 % slower for one-wave grids that leave SMs idle (H200: N <= 32,
-  // K >= 7168, M = 7168), and no faster elsewhere.
+  // (Not at the start: one-wave grids that leave SMs idle are slower then, RESULTS_skinny_h200.md.)
   port::allow_next_grid();
   if (tid == 0)  // every copy was waited for; the barriers' LDS is reused below
     for (int s = 0; s < S; ++s) port::mbarrier_inval(bars, s);

@@ -62,9 +62,8 @@ std::int64_t cluster_slots(int size, int per_sm, int sms) {
 }
 
 // Cluster reduction is admitted when all of the plan's clusters run at once: a cluster's workgroups hold their SMs
-// until the slowest of them is done, and clusters of a later wave wait for a whole group of free SMs in one GPC (on
-// the H200, with the same layout, one wave of clusters measured up to 17 % faster than the workspace reduction, more
-// waves up to 47 % slower: medians per shard count and residency, bench/kernels/RESULTS_skinny_h200.md).
+// until the slowest of them is done, and clusters of a later wave wait for a whole group of free SMs in one GPC
+// (measured: bench/kernels/RESULTS_skinny_h200.md).
 bool cluster_one_wave(const SkinnyPlan& p, std::int64_t shards, int sms) {
   return p.tiles_m * p.n_slices * shards <= cluster_slots(static_cast<int>(shards), p.mma_resident, sms);
 }
@@ -383,8 +382,7 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
       return refuse(p, "force_resident=" + std::to_string(opt.force_resident) + ": this warpgroup layout runs " +
                            std::to_string(p.mma_resident) + " workgroup(s) per SM");
     if (wgmma) {
-      // Ring slots: 4, or 3 when fewer, larger slots keep more panels in flight ((slots - 1) x panels per slot; on
-      // the H200 such layouts ran a median 10-14 % faster at N = 32 and 128, the others no faster).
+      // Ring slots: 4, or 3 when fewer, larger slots keep more panels in flight ((slots - 1) x panels per slot).
       int in_flight = 0, stages = kWgmmaStages;
       for (int st = kWgmmaStages; st >= kWgmmaMinStages; --st) {
         p.mma_stages = st;
