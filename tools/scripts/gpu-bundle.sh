@@ -30,7 +30,8 @@ tests=()
 for t in $declared; do grep -qx "$t" <<<"$available" && tests+=("$t"); done
 benches=""
 for b in $(grep -x 'bench_[A-Za-z0-9_]*' <<<"$available" || true); do
-  [ -f "$root/bench/kernels/$b.cpp" ] && benches="$benches $b"  # kernel benchmarks only (not bench/reference)
+  # kernel benchmarks only (bench/kernels and bench/kernels/nvidia, not bench/reference)
+  [ -f "$root/bench/kernels/$b.cpp" ] || [ -f "$root/bench/kernels/nvidia/$b.cpp" ] && benches="$benches $b"
 done
 echo "gpu-bundle: building ${#tests[@]} test programs, $(wc -w <<<"$benches") benchmarks and dsv4check in $build"
 cmake --build "$build" -j"$jobs" --target "${tests[@]}" $benches dsv4check
@@ -42,7 +43,7 @@ for t in "${tests[@]}" $benches dsv4check; do
   [ -n "$exe" ] || { echo "gpu-bundle: no executable for target $t" >&2; exit 1; }
   cp "$exe" "$dest/"
 done
-cp "$root"/bench/kernels/*.py "$dest/" 2>/dev/null || true
+cp "$root"/bench/kernels/*.py "$root"/bench/kernels/nvidia/*.py "$dest/" 2>/dev/null || true
 # Shared libraries that are not part of a plain Ubuntu/driver install (cudart is static).
 for exe in "$dest"/*; do
   [ -x "$exe" ] && [ -f "$exe" ] || continue

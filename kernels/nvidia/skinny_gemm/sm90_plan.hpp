@@ -143,7 +143,7 @@ inline constexpr int kMaxClusterShards = 8;
 //     the last arriver's readback of every shard's slab at readback_gbs; a cluster-reduced split (admitted only when
 //     all its clusters run in one wave) adds cluster_tail_us and the exchange of its shards' partials at cluster_gbs
 //     instead.
-// The defaults are a fit (bench/kernels/fit_skinny_model) to the committed H200 sweep of every forced layout
+// The defaults are a fit (bench/kernels/nvidia/fit_skinny_model) to the committed H200 sweep of every forced layout
 // (bench/kernels/data/skinny_sweep_h200.txt; the ctest SkinnyModel.PicksWithinTheH200SweepsFastest checks the picks
 // against it; fit quality in bench/kernels/RESULTS_skinny_h200.md). The constants are effective values that make the
 // right choices, not measurements: only the picks matter, so the model's overall scale is free, and it moves

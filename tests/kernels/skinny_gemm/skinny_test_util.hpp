@@ -269,7 +269,8 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
           const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m);
           ++idx;
           const sk::SkinnyPlan plan =
-              sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, res, sk::wgmma_unsliced_rows(n)});
+              sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::wgmma, res,
+                                               sk::wgmma_unsliced_rows(n)});
           if (!plan.ok) {
             ++r.refused;
             const bool built_for_one = res == 2 && plan.reason.find("force_resident=2") != std::string::npos;
@@ -306,7 +307,7 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
       const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::m : sk::BiasShape::nm);
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];
       ++idx;
-      const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, 0, rows});
+      const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::wgmma, 0, rows});
       if (!plan.ok) {
         r.failures.push_back("unexpected refusal: " + plan.describe());
         continue;
@@ -352,7 +353,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];  // (8, 1) with 128 rows of a: 3 ring slots
       const std::size_t out_offset = idx % 3 == 2;
       ++idx;
-      sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, 2, 0,
+      sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, sk::TensorCoreKernel::wgmma, 0,
                           rows != 0 ? rows : sk::wgmma_unsliced_rows(n)};
       o.force_cluster_reduce = 2;
       const sk::SkinnyPlan cl = sk::make_plan(s, arch, o);

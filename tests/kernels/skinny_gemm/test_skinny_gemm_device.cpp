@@ -72,7 +72,7 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
       const auto b = biases[idx % 4];
       const std::int64_t pad = (idx % 3 == 0) ? 24 : 0;
       ++idx;
-      for (K kernel : kernels) {  // on the H200: the model's choice, then each tensor-core kernel forced
+      for (int kernel : kernels) {  // on the H200: the model's choice, then each tensor-core kernel forced
         sk::SkinnyOptions opt;
         opt.force_kernel = static_cast<sk::TensorCoreKernel>(kernel);
         const std::string f = run_and_check(shape(n, m, k, t, b, pad), pool, st, rng, opt);

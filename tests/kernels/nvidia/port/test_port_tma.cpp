@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/port/runtime.hpp"
+#include "kernels/nvidia/port/tensor_map.hpp"
 #include "kernels/port/sim.hpp"
 #include "tests/kernels/nvidia/port/sm90_feature_test.hpp"
 #include "tests/kernels/nvidia/port/tma_test_kernel.hpp"

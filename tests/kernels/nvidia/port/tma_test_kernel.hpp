@@ -3,7 +3,7 @@
 
 #include <cstdint>
 
-#include "kernels/port/runtime.hpp"
+#include "kernels/nvidia/port/tensor_map.hpp"
 
 namespace dsv4::test::tmak {
 // One block copies the box of `map` at (row, col) (box_rows x 64 elements) into LDS with port::tma_load_2d, waits

@@ -109,7 +109,7 @@ TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
         for (int cps : {1, 3}) {
           const auto s = shape(n, idx % 2 ? 40 : 48, 1032, idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16,
                                idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m, 0);
-          const sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, 1, wm, cps, mt, 1};
+          const sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::mma_m16n8k16};
           const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
           if (!plan.ok) continue;  // not a layout of this N class, or over the LDS budget
           ++idx;

@@ -9,7 +9,7 @@
 // the model's choice among them); DSV4_BENCH_REDUCE=cluster|workspace the sweep's split warpgroup layouts to one way of combining shards; DSV4_BENCH_CPS=3,5 the sweep's chunks per shard (default:
 // every shard count, the shortest shard of each); DSV4_BENCH_SLICES=2,4 its output-row splits.
 // DSV4_BENCH_NO_PDL=1 launches without programmatic dependent launch (the plans default to it on sm_90).
-// DSV4_BENCH_BT=1 also times the prototype of bench/kernels/skinny_bt (b as the B operand at N >= 64, its
+// DSV4_BENCH_BT=1 also times the prototype of bench/kernels/nvidia/skinny_bt (b as the B operand at N >= 64, its
 // producer-warp kernel with b as the A operand at N <= 32; =2: every configuration's time), DSV4_BENCH_BT_TRACE=1
 // prints the timeline of its fastest producer-warp configuration.
 #include <dlfcn.h>
@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "kernels/port/runtime.hpp"
-#include "bench/kernels/skinny_bt/skinny_bt.hpp"
+#include "bench/kernels/nvidia/skinny_bt/skinny_bt.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 #include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 
@@ -390,7 +390,7 @@ int main() {
           if (worst > 0.05) note += " MISMATCH vs cuBLAS max|d|=" + std::to_string(worst);
         }
         // DSV4_BENCH_BT=1 (cuda): also time every configuration of the prototype that fits N
-        // (bench/kernels/skinny_bt) and note the fastest, its ratio to cuBLAS and its agreement with cuBLAS.
+        // (bench/kernels/nvidia/skinny_bt) and note the fastest, its ratio to cuBLAS and its agreement with cuBLAS.
         if (std::getenv("DSV4_BENCH_BT") && port::backend() == port::Backend::cuda) {
           port::DeviceBuffer out_bt(static_cast<std::size_t>(n) * m * 2);
           if (have_cublas && cb.gemm(a.data(), bs[0].data(), out_cb.data(), n, m, k) != 0)

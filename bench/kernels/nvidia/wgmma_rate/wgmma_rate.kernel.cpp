@@ -3,7 +3,7 @@
 // without a block barrier per step. No global memory in the loop: the LDS operands are filled once.
 #include <string>
 
-#include "bench/kernels/wgmma_rate/wgmma_rate.hpp"
+#include "bench/kernels/nvidia/wgmma_rate/wgmma_rate.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/nvidia/port/wgmma.hpp"
 

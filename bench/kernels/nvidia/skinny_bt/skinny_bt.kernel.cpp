@@ -3,7 +3,7 @@
 #include <tuple>
 #include <type_traits>
 
-#include "bench/kernels/skinny_bt/skinny_bt.hpp"
+#include "bench/kernels/nvidia/skinny_bt/skinny_bt.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/nvidia/port/cluster.hpp"
 #include "kernels/port/grid_dependency.hpp"

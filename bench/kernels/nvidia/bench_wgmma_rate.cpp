@@ -6,7 +6,7 @@
 #include <exception>
 
 #include "bench/kernels/bench_kernel_timing.hpp"
-#include "bench/kernels/wgmma_rate/wgmma_rate.hpp"
+#include "bench/kernels/nvidia/wgmma_rate/wgmma_rate.hpp"
 #include "kernels/port/runtime.hpp"
 
 int main(int argc, char** argv) {
