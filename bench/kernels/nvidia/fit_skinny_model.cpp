@@ -111,7 +111,7 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
         continue;
       }
       auto& v = s.shapes[key];
-      const auto id = std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), opt.force_kernel,
+      const auto id = std::make_tuple(std::get<0>(key), std::get<1>(key), std::get<2>(key), static_cast<int>(opt.force_kernel),
                                       opt.force_m_tiles, opt.force_warps_m, opt.force_chunks_per_shard, w.resident,
                                       opt.force_slice_rows, opt.force_cluster_reduce);
       const auto it = seen.find(id);
