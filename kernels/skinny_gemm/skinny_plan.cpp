@@ -71,6 +71,15 @@ SkinnyPlan plan_of(const SkinnyShape& s, const port::ArchProfile& arch, const Sk
   return p;
 }
 
+void set_padded_rows(SkinnyPlan& p) {
+  p.n_p2 = std::max(16, next_pow2(p.shape.n));
+  p.grps_shr_b = std::min(p.n_p2 / 16, 4);
+  p.rows_per_n_tile = std::min(p.n_p2, 64);
+  p.n_tiles = p.n_p2 / p.rows_per_n_tile;
+  p.slice_rows = p.n_p2;
+  p.n_slices = 1;
+}
+
 void choose_chunkk(SkinnyPlan& p, const port::ArchProfile& arch, int base, bool legacy) {
   // Halve the shard when twice the CUs are free and the halved shard count stays <= 11; never for the 16-row class.
   const std::int64_t shards_base = ceil_div(p.shape.k, base);
@@ -178,12 +187,7 @@ SkinnyPlan fma_plan(const SkinnyShape& s, const port::ArchProfile& arch, const S
   if (opt.force_cluster_reduce == 2) return refuse(p, "cluster reduction exists for the warpgroup kernel (sm_90) only");
   const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
 
-  p.n_p2 = std::max(16, next_pow2(s.n));
-  p.grps_shr_b = std::min(p.n_p2 / 16, 4);
-  p.rows_per_n_tile = std::min(p.n_p2, 64);
-  p.n_tiles = p.n_p2 / p.rows_per_n_tile;
-  p.slice_rows = p.n_p2;
-  p.n_slices = 1;
+  set_padded_rows(p);
   const std::int64_t target = arch.compute_units;  // one workgroup per CU
   p.tile_m = 64 / p.grps_shr_b;
   const int slots = p.n_p2 * p.tile_m / (kMicroRows * kMicroCols);

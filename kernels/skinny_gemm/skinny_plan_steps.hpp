@@ -24,6 +24,9 @@ SkinnyPlan refuse(SkinnyPlan p, const std::string& why);
 std::string shape_refusal(const SkinnyShape& s);
 // A plan's shape, arch and options, refused (with the reason) when no kernel takes the shape.
 SkinnyPlan plan_of(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt);
+// The padded rows of a every workgroup computes (n_p2 = max(16, next_pow2(N))), grps_shr_b, the readback N-tiles, and
+// one output-row slice of all of them (the sm_90 warpgroup plans may slice them afterwards).
+void set_padded_rows(SkinnyPlan& p);
 // The CHUNKK rule (appendix A.3 with the #56098 cap) for a base chunk of `base` K elements: sets chunkk, k_chunk
 // and cu_needed (p.tiles_m, p.n_slices and p.n_p2 set).
 void choose_chunkk(SkinnyPlan& p, const port::ArchProfile& arch, int base, bool legacy);

@@ -19,12 +19,10 @@ cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSV4_BACKEND=
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90a -DDSV4_AMD_COMPILE_CHECK=OFF >/dev/null
 
 # Test targets declared under tests/kernels (with tests/kernels/nvidia/*) and tests/stress that exist in this (cuda)
-# configuration (the port's tests are declared as dsv4_port_test(<name> ...) and dsv4_nvidia_port_test(<name> ...):
-# target test_port_<name>).
+# configuration (the port's tests are declared as dsv4_port_test(<name> ...): target test_port_<name>).
 lists=$(find "$root"/tests/kernels -name CMakeLists.txt; echo "$root"/tests/stress/CMakeLists.txt)
 declared=$( (grep -ho 'dsv4_add_gtest([A-Za-z0-9_]*' $lists | sed 's/dsv4_add_gtest(//'
-             grep -hoE 'dsv4_(nvidia_)?port_test\([A-Za-z0-9_]*' $lists |
-               sed -E 's/dsv4_(nvidia_)?port_test\(/test_port_/') | sort -u)
+             grep -ho 'dsv4_port_test([A-Za-z0-9_]*' $lists | sed 's/dsv4_port_test(/test_port_/') | sort -u)
 available=$(cmake --build "$build" --target help | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p')
 tests=()
 for t in $declared; do grep -qx "$t" <<<"$available" && tests+=("$t"); done

@@ -327,12 +327,7 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
   const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
   p.cluster_reduce = cluster;
 
-  p.n_p2 = std::max(16, next_pow2(s.n));
-  p.grps_shr_b = std::min(p.n_p2 / 16, 4);
-  p.rows_per_n_tile = std::min(p.n_p2, 64);
-  p.n_tiles = p.n_p2 / p.rows_per_n_tile;
-  p.slice_rows = p.n_p2;
-  p.n_slices = 1;
+  set_padded_rows(p);
   p.mma = true;
   {
     // Tensor-core path: the warp tile by N class; `mma_wm` warps along M (fewer: more K-groups, more K panels per
