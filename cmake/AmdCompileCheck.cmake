@@ -221,10 +221,8 @@ endfunction()
 # Every kernel TU of kernels/. Re-globbed at configure time; a new *.kernel.cpp needs a re-configure (any CMakeLists
 # change or `cmake .` does it; CONFIGURE_DEPENDS makes Ninja re-check the glob on each build).
 file(GLOB_RECURSE DSV4_AMD_KERNEL_TUS CONFIGURE_DEPENDS ${PROJECT_SOURCE_DIR}/kernels/*.kernel.cpp)
-# Kernel TUs with no AMD kernel in them (their body is compiled for cuda and sim only), so no code object to check:
-#   skinny_gemm_mma, skinny_gemm_wgmma, skinny_gemm_pw: the sm_90 tensor-core skinny GEMMs (mma.sync / wgmma,
-#   cp.async, TMA, named barriers); AMD plans keep the portable kernel until an MFMA path exists.
-list(FILTER DSV4_AMD_KERNEL_TUS EXCLUDE REGEX "/kernels/skinny_gemm/skinny_gemm_((wg)?mma|pw)\\.kernel\\.cpp$")
+# kernels/nvidia/ holds no AMD kernel (the sm_90 path, built for cuda and sim only), so no code object to check.
+list(FILTER DSV4_AMD_KERNEL_TUS EXCLUDE REGEX "/kernels/nvidia/")
 set(DSV4_AMD_OBJECTS_DIR ${DSV4_AMD_DIR}/objects)
 dsv4_amd_device_objects(dsv4_amd_objects ALL OUTPUT_DIR ${DSV4_AMD_OBJECTS_DIR} SOURCES ${DSV4_AMD_KERNEL_TUS})
 if(TARGET dsv4check)

@@ -43,3 +43,15 @@ function(dsv4_add_gtest name)
        "if(DEFINED ${name}_TESTS)\n  set_tests_properties(\${${name}_TESTS} PROPERTIES LABELS \"${T_LABELS}\")\nendif()\n")
   set_property(DIRECTORY APPEND PROPERTY TEST_INCLUDE_FILES ${label_file})
 endfunction()
+
+# dsv4_port_test(<name> <kernel TU> <timeout>): one test of the portability layer (tests/kernels/port,
+# tests/kernels/nvidia/port): test_port_<name>.cpp with its kernel TU, labelled with the caller's ${port_labels}. The
+# caller has called dsv4_enable_kernel_language().
+function(dsv4_port_test name kernel_source timeout)
+  dsv4_mark_kernel_sources(${kernel_source})
+  dsv4_add_gtest(test_port_${name}
+    SOURCES test_port_${name}.cpp ${kernel_source}
+    LIBS dsv4_kernels
+    LABELS "${port_labels}"
+    TIMEOUT ${timeout})
+endfunction()

@@ -9,7 +9,7 @@
 #include "kernels/dequant_fp8/dequant_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::dequant {
 namespace {
@@ -31,7 +31,7 @@ __device__ __forceinline__ std::uint16_t f64_to_bf16(double v) {
     if (fabs(static_cast<double>(f)) > fabs(v)) u -= 1u;  // truncate toward zero (Inf -> max finite)
     f = fp8::bits_f32(u | 1u);                              // sticky bit: round to odd
   }
-  return skinny::f32_to_bf16(f);
+  return common::f32_to_bf16(f);
 }
 
 __device__ __forceinline__ float ue8m0(std::uint32_t b, bool shift23) {

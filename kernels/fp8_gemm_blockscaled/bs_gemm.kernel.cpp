@@ -11,7 +11,7 @@
 #include "kernels/fp8_gemm_blockscaled/bs_gemm_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 #if defined(DSV4_BACKEND_SIM)
 #define BSG_UNROLL
@@ -155,7 +155,7 @@ BSG_UNROLL
       if (p.has_c) v += port::global_load(p.c + b * p.c_batch + m * p.c_row + n * p.c_col);
       const long long o = b * p.d_batch + m * p.d_row + n * p.d_col;
       if (p.out_f32) port::global_store(static_cast<float*>(p.d) + o, v);
-      else port::global_store(static_cast<std::uint16_t*>(p.d) + o, skinny::f32_to_bf16(v));
+      else port::global_store(static_cast<std::uint16_t*>(p.d) + o, common::f32_to_bf16(v));
     }
   }
 }

@@ -13,7 +13,7 @@
 #include "kernels/quant_fp8/fp8_codec.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
 #include "kernels/quant_fp8/quant_kernel_params.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::inv_rope {
 namespace {
@@ -37,7 +37,7 @@ __device__ __forceinline__ long long load_pos(const IParams& p, long long t) {
 
 // Dim d of head (t, h) after the inverse rotation, as fp32 (dims before the rope range are copied).
 __device__ __forceinline__ float rotated(const IParams& p, long long base, int d, long long pos) {
-  const float x = skinny::bf16_to_f32(port::global_load(p.o + base + d));
+  const float x = common::bf16_to_f32(port::global_load(p.o + base + d));
   const int r0 = static_cast<int>(p.hd) - p.rope_dim;
   if (d < r0) return x;
   if (pos < 0 || pos >= p.max_pos) return fp8::bits_f32(0x7fc00000u);
@@ -53,7 +53,7 @@ __device__ __forceinline__ float rotated(const IParams& p, long long base, int d
     i = j >> 1;
     partner = r0 + (j ^ 1);
   }
-  const float y = skinny::bf16_to_f32(port::global_load(p.o + base + partner));
+  const float y = common::bf16_to_f32(port::global_load(p.o + base + partner));
   const double a = is_a ? x : y, b = is_a ? y : x;
   const double c = port::global_load(p.cs + pos * p.rope_dim + i);
   const double s = port::global_load(p.cs + pos * p.rope_dim + half + i);

@@ -12,7 +12,7 @@
 #include "kernels/kv_cache_write/kv_write_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::kvw {
 namespace {
@@ -74,8 +74,8 @@ __device__ __forceinline__ void load_quad(const KParams& p, long long off, float
     v[0] = f.x, v[1] = f.y, v[2] = f.z, v[3] = f.w;
   } else {
     const uint2 h = port::global_load(reinterpret_cast<const uint2*>(static_cast<const std::uint16_t*>(p.kv) + off));
-    v[0] = skinny::bf16_to_f32(h.x & 0xFFFFu), v[1] = skinny::bf16_to_f32(h.x >> 16);
-    v[2] = skinny::bf16_to_f32(h.y & 0xFFFFu), v[3] = skinny::bf16_to_f32(h.y >> 16);
+    v[0] = common::bf16_to_f32(h.x & 0xFFFFu), v[1] = common::bf16_to_f32(h.x >> 16);
+    v[2] = common::bf16_to_f32(h.y & 0xFFFFu), v[3] = common::bf16_to_f32(h.y >> 16);
   }
 }
 
@@ -83,8 +83,8 @@ __device__ __forceinline__ void load_quad(const KParams& p, long long off, float
 __device__ __forceinline__ std::uint32_t rope_word(const KParams& p, long long off) {
   if (p.kv_f32) {
     const float2 f = port::global_load(reinterpret_cast<const float2*>(static_cast<const float*>(p.kv) + off));
-    return static_cast<std::uint32_t>(skinny::f32_to_bf16(f.x)) |
-           (static_cast<std::uint32_t>(skinny::f32_to_bf16(f.y)) << 16);
+    return static_cast<std::uint32_t>(common::f32_to_bf16(f.x)) |
+           (static_cast<std::uint32_t>(common::f32_to_bf16(f.y)) << 16);
   }
   return port::global_load(reinterpret_cast<const std::uint32_t*>(static_cast<const std::uint16_t*>(p.kv) + off));
 }

@@ -13,7 +13,7 @@
 #include "kernels/merge_attn_states/merge_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
 #include "kernels/quant_fp8/fp8_codec.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::merge {
 namespace {
@@ -43,8 +43,8 @@ __device__ __forceinline__ void unpack(const uint4& v, float* f) {
     if constexpr (E == 0) {
       f[i] = fp8::bits_f32(w[i]);
     } else {
-      f[2 * i] = E == 1 ? skinny::f16_to_f32(w[i] & 0xffffu) : skinny::bf16_to_f32(w[i] & 0xffffu);
-      f[2 * i + 1] = E == 1 ? skinny::f16_to_f32(w[i] >> 16) : skinny::bf16_to_f32(w[i] >> 16);
+      f[2 * i] = E == 1 ? common::f16_to_f32(w[i] & 0xffffu) : common::bf16_to_f32(w[i] & 0xffffu);
+      f[2 * i + 1] = E == 1 ? common::f16_to_f32(w[i] >> 16) : common::bf16_to_f32(w[i] >> 16);
     }
   }
 }
@@ -56,8 +56,8 @@ __device__ __forceinline__ uint4 pack_same(const float* f) {
     if constexpr (E == 0) {
       w[i] = fp8::f32_bits(f[i]);
     } else {
-      const unsigned lo = E == 1 ? skinny::f32_to_f16(f[2 * i]) : skinny::f32_to_bf16(f[2 * i]);
-      const unsigned hi = E == 1 ? skinny::f32_to_f16(f[2 * i + 1]) : skinny::f32_to_bf16(f[2 * i + 1]);
+      const unsigned lo = E == 1 ? common::f32_to_f16(f[2 * i]) : common::f32_to_bf16(f[2 * i]);
+      const unsigned hi = E == 1 ? common::f32_to_f16(f[2 * i + 1]) : common::f32_to_bf16(f[2 * i + 1]);
       w[i] = lo | (hi << 16);
     }
   }

@@ -23,7 +23,7 @@ struct ArchProfile {
 
 inline constexpr ArchProfile kGfx942{Arch::gfx942, "gfx942", 64, 64 * 1024, 304, Fp8Flavor::fnuz, 1};
 inline constexpr ArchProfile kGfx950{Arch::gfx950, "gfx950", 64, 160 * 1024, 256, Fp8Flavor::ocp, 1};
-inline constexpr int kSm90NamedBarriers = 16;  // barrier ids per block (0: __syncthreads'; kernels/port/named_barrier.hpp)
+inline constexpr int kSm90NamedBarriers = 16;  // barrier ids per block (0: __syncthreads'; kernels/nvidia/port/named_barrier.hpp)
 inline constexpr ArchProfile kSm90{Arch::sm_90, "sm_90", 32, 227 * 1024, 132, Fp8Flavor::ocp, 8};
 
 constexpr const ArchProfile& profile(Arch a) {

@@ -7,8 +7,8 @@
 //   allow_next_grid(): the calling workgroup lets the next kernel on the stream (if launched with overlap_previous)
 //     be scheduled before this one ends; that kernel still waits for this one's completion in its own
 //     wait_for_previous_grid(), so it is only an early start, never an overlap of memory accesses. Where to call it
-//     is a tuning choice: early, the next kernel's workgroups take SMs this grid leaves idle (on the H200 that made
-//     long one-wave streaming kernels up to 6 % slower); after the main loop it cost nothing anywhere.
+//     is a tuning choice: early, the next kernel's workgroups take SMs this grid leaves idle (which can slow a long
+//     one-wave streaming kernel); after the main loop it costs nothing.
 // hip and sim: wait has only its sim check; both are no-ops on the GPU side of hip (plain launches).
 #pragma once
 

@@ -176,28 +176,6 @@ class GraphExec {
   void* handle_ = nullptr;
 };
 
-// ---- tensor maps (bulk tensor copies: kernels/port/tma.hpp) ------------------------------------------------------
-// A 2-D row-major tensor of 2-byte elements (bf16, fp16) as one bulk tensor copy reads it: `rows` rows of `cols`
-// elements, `row_stride_bytes` apart, copied in boxes of `box_rows` rows x 64 elements (one 128-byte swizzled row,
-// the layout of kernels/port/wgmma.hpp); elements outside rows x cols arrive as zeros. Passed to kernels by value
-// inside their parameters. cuda: a CUtensorMap (cuTensorMapEncodeTiled); sim: the fields, read by the emulation;
-// hip: refused. Requirements (checked, Error naming the limit): base 16-byte aligned, row stride a multiple of 16
-// bytes and >= cols · 2, cols a multiple of 8, 1 <= box_rows <= 256.
-struct alignas(64) TensorMap2d {
-  unsigned char opaque[128];
-};
-TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
-                               int box_rows);
-inline constexpr int kTensorMapBoxCols = 64;  // elements per box row (128 bytes)
-// The same tensor copied `panels` consecutive 64-column panels at a time by one bulk copy (tma_load_panels): the
-// panels land one after another, each a box_rows x 64 swizzled tile as tma_load_2d leaves it, so one instruction
-// brings a whole ring stage (the copies' issue rate limits a producer issuing one per panel: session 12). cuda: a
-// 3-D map (64 elements, rows, cols / 64); panels past the last one arrive as zeros like rows past the end.
-// Requirements beyond make_tensor_map_2d's: cols a multiple of 64 (a panel never crosses a row's end),
-// 1 <= panels <= 8. A panel map works only with tma_load_panels and a 2-D map only with tma_load_2d (sim checks).
-TensorMap2d make_tensor_map_panels(const void* base, std::int64_t rows, std::int64_t cols,
-                                   std::int64_t row_stride_bytes, int box_rows, int panels);
-
 // ---- launch description -------------------------------------------------------------------------------------------
 // The launch itself is dsv4::port::launch(kernel, config, args...) in kernels/port/hip_port.hpp (kernel TUs only).
 enum class Access { read, write, read_write };
@@ -230,7 +208,7 @@ struct LaunchConfig {
   // on its stream finishes, so each of its threads must call port::wait_for_previous_grid() before its first global
   // memory access (sim fails the launch otherwise). cuda: the launch attribute (sm_90); hip and sim: a plain launch.
   bool overlap_previous = false;
-  // Thread-block clusters (kernels/port/cluster.hpp): consecutive groups of this many workgroups along x run at once
+  // Thread-block clusters (kernels/nvidia/port/cluster.hpp): consecutive groups of this many workgroups along x run at once
   // on one GPC and may read each other's LDS; grid.x must be a multiple of it and it may not exceed the profile's
   // max_cluster_blocks (1 on AMD: a launch with more is refused). 1: no clusters.
   unsigned cluster_blocks = 1;

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "kernels/quant_fp8/quant_plan.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::quant {
 
@@ -19,7 +19,7 @@ template <auto Src, class Params>
 __device__ __forceinline__ float load_input(const Params& p, long long i) {
   if (p.dtype == 2) return port::global_load(static_cast<const float*>(p.*Src) + i);
   const std::uint16_t h = port::global_load(static_cast<const std::uint16_t*>(p.*Src) + i);
-  return p.dtype == 1 ? skinny::f16_to_f32(h) : skinny::bf16_to_f32(h);
+  return p.dtype == 1 ? common::f16_to_f32(h) : common::bf16_to_f32(h);
 }
 
 // The plan's resolved recipe (quant::QuantPlan's fields, which BlockQuantPlan and InvRopePlan copy) into a kernel

@@ -1,17 +1,18 @@
-// Device code shared by the skinny GEMM's main loops (skinny_gemm.kernel.cpp: portable FMA; skinny_gemm_mma
-// .kernel.cpp and skinny_gemm_wgmma.kernel.cpp: sm_90 tensor cores): the kernel parameters, element conversions, and
-// phases 2-4 (k-group reduction; the split-K protocol: release, count, last-arriver readback through LDS in fixed
-// shard order, epilogue; or, for a cluster-reduced plan, the exchange through the cluster's LDS in the same order).
-// Include from kernel TUs only, after kernels/port/hip_port.hpp and kernels/port/async_copy.hpp.
+// Device code shared by the skinny GEMM's kernels (skinny_gemm.kernel.cpp: the portable FMA kernel; the sm_90
+// kernels of kernels/nvidia/skinny_gemm build on it): the kernel parameters, element conversions, the epilogue
+// groups, and phases 3-4 of the split-K protocol (release, count, last-arriver readback through LDS in fixed shard
+// order, epilogue). Include from kernel TUs only, after kernels/port/hip_port.hpp and kernels/port/async_copy.hpp.
 // Invariant: the workgroup's fp32 partial tile is in its slab (output o = n * tile_m + m_local, all n < n_p2) before
 // finish_tile is called; every thread of the workgroup calls it.
 #pragma once
 
 #include <cstdint>
+#include <string>
 
-#include "kernels/port/cluster.hpp"
+#include "kernels/port/hip_port.hpp"
 #include "kernels/port/runtime.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
+#include "kernels/skinny_gemm/skinny_params.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 #if defined(DSV4_BACKEND_SIM)
@@ -22,54 +23,35 @@
 
 namespace dsv4::kernels::skinny::detail {
 
-struct KParams {
-  const std::uint16_t* a;
-  const std::uint16_t* b;
-  const std::uint16_t* bias;
-  std::uint16_t* out;
-  int* counters;
-  float* partials;
-  int n, m, k, lda;
-  int bias_kind;  // 0 none, 1 [M] or [1,M], 2 [N,M]
-  int n_p2, tile_m, k_groups, k_chunk, chunks_per_shard, k_rnd, tiles_m, batch_shards;
-  int n_slices, slice_rows;  // output-row slices (warpgroup kernel; 1 and n_p2 elsewhere): see TileRef
-  int cluster_reduce;        // 1: the k_rnd shards of a tile are one cluster (SkinnyPlan::cluster_reduce)
-  int pass_outs;   // readback: outputs per pass (whole N-tiles, <= 16 per thread)
-  int warps_m;     // MMA path: warps along M
-  int warps_n;     // MMA path: warps along N
-  int panels;      // MMA path: K panels per pipeline stage (32 elements; warpgroup path: 64)
-  int lds_floats;  // readback staging array length (the whole allocation)
-  // log2 of tile_m and of the readback N-tile, rows_per_n_tile * tile_m (SkinnyKernelArgs): the epilogues index
-  // without divisions, which cost as much as the stores themselves in a latency-bound epilogue (H200, session 5).
-  int tm_shift, stage_shift;
-  // Warpgroup path with bulk copies: b as M x K (boxes of tile_m rows) and a as N x K with row stride lda (boxes
-  // of the padded rows of a), 64 K elements per box (kernels/port/tma.hpp); unused by the other kernels.
-  port::TensorMap2d tmap_b, tmap_a;
-};
-using KernelFn = void (*)(KParams);
+using common::bf16_to_f32;
+using common::f16_to_f32;
+using common::f32_to_bf16;
+using common::f32_to_f16;
 
-// The tensor-core kernel for a plan's warp tile (skinny_gemm_mma.kernel.cpp; not built for hip).
-KernelFn mma_kernel(bool f16, int n_blocks, int m_tiles);
-// The warpgroup (wgmma) kernel for a plan's warpgroup tile (8·n_blocks rows of a, 64·m64 rows of b per warpgroup)
-// and ring slot count (skinny_gemm_wgmma.kernel.cpp; cuda and sim only).
-KernelFn wgmma_kernel(bool f16, int n_blocks, int m64, int stages);
-// The producer-warp kernel for 8·n_blocks rows of a and a ring of stages x panels (skinny_gemm_pw.kernel.cpp; cuda
-// and sim only).
-KernelFn producer_warp_kernel(bool f16, int n_blocks, int tile_m, int stages, int panels);
+// port::launch of a skinny kernel with the plan named in its error.
+template <class Params>
+void launch_checked(const SkinnyPlan& plan, void (*kernel)(Params), const port::LaunchConfig& cfg, const Params& p) {
+  try {
+    port::launch(kernel, cfg, p);
+  } catch (const port::Error& e) {
+    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
+  }
+}
+
 
 // The output tile a workgroup owns and its K-shard. Workgroup b: tile index t = b % (tiles_m · n_slices) (its
 // counter and slab), shard b / (tiles_m · n_slices); M-tile t / n_slices and slice t % n_slices (the slices of an
-// M-tile are adjacent workgroups), whose output rows start at n0 = slice · slice_rows. With a cluster reduction the
-// shards of a tile are adjacent instead (one cluster): t = b / k_rnd, shard = b % k_rnd (the cluster rank).
+// M-tile are adjacent workgroups), whose output rows start at n0 = slice · slice_rows.
 struct TileRef {
   int index, m_tile, n0, ks;
 };
 __device__ __forceinline__ int output_tiles(const KParams& p) { return p.tiles_m * p.n_slices; }
+__device__ __forceinline__ TileRef tile_of(const KParams& p, int t, int ks) {
+  return {t, t / p.n_slices, (t % p.n_slices) * p.slice_rows, ks};
+}
 __device__ __forceinline__ TileRef tile_of_block(const KParams& p, int block) {
   const int tiles = output_tiles(p);
-  const int t = p.cluster_reduce ? block / p.k_rnd : block % tiles;
-  const int ks = p.cluster_reduce ? block % p.k_rnd : block / tiles;
-  return {t, t / p.n_slices, (t % p.n_slices) * p.slice_rows, ks};
+  return tile_of(p, block % tiles, block / tiles);
 }
 // The fp32 slab of shard `ks` of output tile `index` (outs = n_p2 · tile_m floats each), shard-major.
 __device__ __forceinline__ float* slab_of(const KParams& p, int ks, int index, int outs) {
@@ -102,8 +84,8 @@ __device__ __forceinline__ void store_output(const KParams& p, const TileRef& t,
 
 // The epilogues work on groups of kEpiVec consecutive outputs of one row n (o % kEpiVec == 0; tile_m >= 16 and
 // n_p2 * tile_m >= 256 are powers of two, so a group never crosses a row and outs / kEpiVec >= 32): two 16-byte LDS
-// reads per summand and one 16-byte store, instead of a scalar loop with an integer division per output (on the
-// H200 the scalar epilogue was half the time of a one-shard N = 128 tile). kEpiVec is in skinny_plan.hpp.
+// reads per summand and one 16-byte store, instead of a scalar loop with an integer division per output (which
+// cost half the time of a one-shard N = 128 tile: bench/kernels/RESULTS_skinny_h200.md). kEpiVec is in skinny_plan.hpp.
 static_assert(kEpiVec == 8, "the group helpers below read and store 8 outputs (two float4, one uint4)");
 struct Out8 {
   float v[kEpiVec];
@@ -157,100 +139,6 @@ __device__ __forceinline__ void store_output8(const KParams& p, const TileRef& t
   for (int e = 0; e < 4; ++e)
     h[e] = static_cast<unsigned>(from_f32<F16>(w[2 * e])) | (static_cast<unsigned>(from_f32<F16>(w[2 * e + 1])) << 16);
   port::global_store(reinterpret_cast<uint4*>(p.out + static_cast<std::int64_t>(n) * p.m + m), make_uint4(h[0], h[1], h[2], h[3]));
-}
-
-template <bool F16>
-__device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
-                                            int tid);
-
-// Phases 2-4 of a cluster-reduced plan (p.cluster_reduce): the tile's k_rnd shards are the workgroups of one cluster
-// (rank = shard). Each sums its k-groups in ascending order into group 0 of its LDS partial; after a cluster barrier
-// rank r takes every k_rnd-th of the tile's kEpiVec-output groups that will be stored, starting at r, sums it over
-// the shards' LDS in shard order 0..k_rnd-1 from zero (the order and rounding of finish_tile's readback: the same
-// bits as the workspace path) and stores it with the bias. A second barrier keeps every partial alive until all
-// ranks have read it.
-template <bool F16, class Put>
-__device__ __forceinline__ void cluster_publish(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
-                                                int tid, int grp, int np, Put&& put) {
-  const int TM = p.tile_m, KG = p.k_groups;
-  const int outs = p.n_p2 * TM;
-  auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(KG) * outs, "cluster_partial");
-  put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
-  // Rows of the tile that are stored: inside the slice and inside N (np >= slice_rows on the warpgroup kernel).
-  const int rows_left = p.n - t.n0;
-  const int rows = np < p.slice_rows ? np : p.slice_rows;
-  const int live_rows = rows < rows_left ? rows : rows_left;
-  const int groups = live_rows * (TM / kEpiVec);
-  if (KG > 1) {
-    __syncthreads();
-    for (int g = tid; g < groups; g += kBlockThreads) {  // in place: each group read and written by one thread
-      const Out8 s = kgroup_sum8(red, KG, outs, g * kEpiVec);
-      port::lds_store_as<float4>(red, g * kEpiVec, make_float4(s.v[0], s.v[1], s.v[2], s.v[3]));
-      port::lds_store_as<float4>(red, g * kEpiVec + 4, make_float4(s.v[4], s.v[5], s.v[6], s.v[7]));
-    }
-  }
-  port::cluster_sync();  // every shard's partial is in its LDS
-  // Every shard's partial seen from here (mapped once); all of a group's remote loads are issued before the adds
-  // (unrolled to the largest cluster), which still run in shard order.
-  port::lds_ptr<float> peer[kMaxClusterShards];
-SKINNY_UNROLL
-  for (int q = 0; q < kMaxClusterShards; ++q)
-    if (q < p.k_rnd) peer[q] = port::cluster_lds(red, q);
-  const std::int64_t m_tile0 = static_cast<std::int64_t>(t.m_tile) * TM;
-  for (int g = t.ks + tid * p.k_rnd; g < groups; g += kBlockThreads * p.k_rnd) {
-    const int o = g * kEpiVec;
-    if (m_tile0 + (o & (TM - 1)) >= p.m) continue;
-    float4 lo[kMaxClusterShards], hi[kMaxClusterShards];
-SKINNY_UNROLL
-    for (int q = 0; q < kMaxClusterShards; ++q)
-      if (q < p.k_rnd) {
-        lo[q] = port::lds_load_as<float4>(peer[q], o);
-        hi[q] = port::lds_load_as<float4>(peer[q], o + 4);
-      }
-    Out8 s{};
-SKINNY_UNROLL
-    for (int q = 0; q < kMaxClusterShards; ++q)
-      if (q < p.k_rnd) {
-        s.v[0] += lo[q].x, s.v[1] += lo[q].y, s.v[2] += lo[q].z, s.v[3] += lo[q].w;
-        s.v[4] += hi[q].x, s.v[5] += hi[q].y, s.v[6] += hi[q].z, s.v[7] += hi[q].w;
-      }
-    store_output8<F16>(p, t, o, s);
-  }
-  port::cluster_sync();  // no workgroup exits while another may still read its partial
-}
-
-// Phase 2 of both tensor-core kernels: the k-groups' accumulators are summed in ascending group order through LDS
-// (or stored straight when there is one group), and the shard's partial tile goes to its slab; a one-shard plan
-// (k_rnd == 1) has nothing to combine, so its tile goes to the output with the bias instead. `put(store)` calls
-// store(o, v) for every accumulator of the calling thread (o = n * tile_m + m_local, n < np); rows n >= np of the
-// tile are zero. Ends with phases 3-4 (finish_tile) when there is a split. Every thread calls it; the main loop's
-// LDS is no longer in use.
-template <bool F16, class Put>
-__device__ __forceinline__ void publish_tile(const KParams& p, port::lds_ptr<std::uint16_t> smem, const TileRef& t,
-                                             int tid, int grp, int np, Put&& put) {
-  if (p.cluster_reduce) {
-    cluster_publish<F16>(p, smem, t, tid, grp, np, put);
-    return;
-  }
-  const int TM = p.tile_m, KG = p.k_groups;
-  const int outs = p.n_p2 * TM;
-  float* slab = slab_of(p, t.ks, t.index, outs);
-  const bool direct = p.k_rnd == 1;
-  if (KG == 1 && !direct) {
-    put([&](int o, float v) { port::global_store(slab + o, v); });
-    for (int o = np * TM + tid; o < outs; o += kBlockThreads) port::global_store(slab + o, 0.f);
-  } else {
-    auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(KG) * outs, "kgroup_reduce");
-    put([&](int o, float v) { red[static_cast<std::ptrdiff_t>(grp) * outs + o] = v; });
-    __syncthreads();
-    for (int o = tid * kEpiVec; o < outs; o += kBlockThreads * kEpiVec) {
-      const Out8 s = (o >> p.tm_shift) < np ? kgroup_sum8(red, KG, outs, o) : Out8{};
-      if (direct) store_output8<F16>(p, t, o, s);
-      else store_slab8(slab, o, s);
-    }
-    if (direct) return;
-  }
-  finish_tile<F16>(p, smem, t, tid);
 }
 
 constexpr int kMaxOwnedGroups = 2;  // kEpiVec-output groups per thread per readback pass: pass_outs <= 4096

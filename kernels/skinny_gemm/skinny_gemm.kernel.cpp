@@ -7,8 +7,8 @@
 //      the counter to 0, fences (acquire) and reads all slabs back through LDS in batches of
 //      readback_batch_shards, summing shards in ascending order, so the result is bit-identical run to run.
 //   4. Epilogue: + bias in fp32, one RNE rounding, store rows < N, columns < M.
-// On sm_90 plans (plan.mma) the tensor-core kernel of skinny_gemm_mma.kernel.cpp runs instead (same protocol,
-// phases 3-4 shared through skinny_device.hpp); this file's launch entry point picks the kernel.
+// sm_90 plans (plan.mma) run the tensor-core kernels of kernels/nvidia/skinny_gemm instead (the same protocol,
+// phases 3-4 shared through skinny_device.hpp).
 // The readback_one_pass variant stages every shard at once (plan.readback_batch_shards == k_rnd): past the LDS
 // allocation its writes are dropped and its reads return 0 (CDNA), the planted bug of known-bugs #1.
 #include "kernels/port/hip_port.hpp"
@@ -149,80 +149,12 @@ SKINNY_UNROLL
 
 void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
                           std::size_t declared_workspace_bytes, port::Stream& stream) {
-  const SkinnyShape& s = plan.shape;
-  KParams p{};
-  p.a = static_cast<const std::uint16_t*>(io.a);
-  p.b = static_cast<const std::uint16_t*>(io.b);
-  p.bias = static_cast<const std::uint16_t*>(io.bias);
-  p.out = static_cast<std::uint16_t*>(io.out);
-  const SkinnyKernelArgs ka = kernel_args(plan);
-  p.counters = reinterpret_cast<int*>(static_cast<unsigned char*>(workspace) + ka.counter_offset);
-  p.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + ka.partial_offset);
-  p.n = static_cast<int>(s.n);
-  p.m = static_cast<int>(s.m);
-  p.k = static_cast<int>(s.k);
-  p.lda = static_cast<int>(s.row_stride_a());
-  p.bias_kind = s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? 2 : 1);
-  p.n_p2 = ka.n_p2;
-  p.tile_m = ka.tile_m;
-  p.k_groups = ka.k_groups;
-  p.k_chunk = ka.k_chunk;
-  p.chunks_per_shard = ka.chunks_per_shard;
-  p.k_rnd = static_cast<int>(ka.k_rnd);
-  p.tiles_m = static_cast<int>(ka.tiles_m);
-  p.n_slices = ka.n_slices;
-  p.slice_rows = ka.slice_rows;
-  p.cluster_reduce = ka.cluster_blocks > 1 ? 1 : 0;
-  p.batch_shards = ka.readback_batch_shards;
-  p.pass_outs = ka.readback_pass_outputs;
-  p.warps_m = ka.mma_warps_m;
-  p.warps_n = ka.mma_warps_n;
-  p.panels = ka.mma_panels;
-  p.lds_floats = static_cast<int>(ka.lds_bytes / 4);
-  p.tm_shift = ka.tm_shift;
-  p.stage_shift = ka.readback_stage_shift;
-
-  const std::size_t elem = 2;
-  const std::size_t a_bytes = (static_cast<std::size_t>(s.n - 1) * s.row_stride_a() + s.k) * elem;
-  const std::size_t bias_elems =
-      s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? static_cast<std::size_t>(s.n * s.m) : s.m);
-  std::vector<port::BufferRange> ranges = {
-      port::reads(io.a, a_bytes, "a"), port::reads(io.b, static_cast<std::size_t>(s.m * s.k) * elem, "b"),
-      port::writes(io.out, static_cast<std::size_t>(s.n * s.m) * elem, "out")};
-  if (declared_workspace_bytes > 0) ranges.push_back(port::reads_writes(workspace, declared_workspace_bytes, "workspace"));
-  if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
-  const bool f16 = s.dtype == ElemType::f16;
-  auto* kernel = f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;
-#if defined(DSV4_BACKEND_HIP)
-  if (ka.mma)
-    throw port::Error("skinny_gemm: the MMA main loop (sm_90 plans) is not built for the hip backend [" +
+  if (plan.mma)
+    throw port::Error("skinny_gemm: an sm_90 tensor-core plan reached the portable kernel's launcher [" +
                       plan.describe() + "]");
-#else
-  if (ka.producer_warp) {  // b as the MMA's A operand: boxes of tile_m (64 or 128) rows of b and a slice's rows of a
-    kernel = detail::producer_warp_kernel(f16, ka.mma_n_blocks, ka.tile_m, ka.mma_stages, ka.mma_panels);
-    const int rows_a = 8 * ka.mma_n_blocks;  // a slice's rows of a
-    if (ka.mma_panels > 1) {
-      p.tmap_b = port::make_tensor_map_panels(io.b, s.m, s.k, s.k * 2, ka.tile_m, ka.mma_panels);
-      p.tmap_a = port::make_tensor_map_panels(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a, ka.mma_panels);
-    } else {
-      p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, ka.tile_m);
-      p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, rows_a);
-    }
-  } else if (ka.wgmma) {
-    kernel = detail::wgmma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles / 4, ka.mma_stages);
-    p.tmap_b = port::make_tensor_map_2d(io.b, s.m, s.k, s.k * 2, ka.tile_m);
-    p.tmap_a = port::make_tensor_map_2d(io.a, s.n, s.k, s.row_stride_a() * 2, 8 * ka.mma_n_blocks);
-  }
-  else if (ka.mma) kernel = detail::mma_kernel(f16, ka.mma_n_blocks, ka.mma_m_tiles);
-#endif
-  port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
-                         ka.lds_bytes, &stream, f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>", std::move(ranges),
-                         ka.overlap_previous, static_cast<unsigned>(ka.cluster_blocks)};
-  try {
-    port::launch(kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  const detail::KParams p = kernel_params(plan, io, workspace);
+  auto* kernel = plan.shape.dtype == ElemType::f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;
+  detail::launch_checked(plan, kernel, launch_config(plan, io, workspace, declared_workspace_bytes, stream), p);
 }
 
 }  // namespace dsv4::kernels::skinny

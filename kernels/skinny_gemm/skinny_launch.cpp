@@ -1,7 +1,9 @@
-// Host launcher of the skinny GEMM: admission (refuse before launch, naming the limit), kernel arguments from the
-// plan, caller-owned workspace initialisation, and the pool / static-workspace routes.
+// Host launcher of the skinny GEMM: admission (refuse before launch, naming the limit), kernel arguments and the
+// launch configuration from the plan, caller-owned workspace initialisation, the pool / static-workspace routes, and
+// the dispatch to the portable kernel or (sm_90 plans) to kernels/nvidia/skinny_gemm.
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 #include "kernels/skinny_gemm/skinny_launch_detail.hpp"
@@ -62,6 +64,56 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   return a;
 }
 
+detail::KParams kernel_params(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace) {
+  const SkinnyShape& s = plan.shape;
+  const SkinnyKernelArgs ka = kernel_args(plan);
+  detail::KParams p{};
+  p.a = static_cast<const std::uint16_t*>(io.a);
+  p.b = static_cast<const std::uint16_t*>(io.b);
+  p.bias = static_cast<const std::uint16_t*>(io.bias);
+  p.out = static_cast<std::uint16_t*>(io.out);
+  p.counters = reinterpret_cast<int*>(static_cast<unsigned char*>(workspace) + ka.counter_offset);
+  p.partials = reinterpret_cast<float*>(static_cast<unsigned char*>(workspace) + ka.partial_offset);
+  p.n = static_cast<int>(s.n);
+  p.m = static_cast<int>(s.m);
+  p.k = static_cast<int>(s.k);
+  p.lda = static_cast<int>(s.row_stride_a());
+  p.bias_kind = s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? 2 : 1);
+  p.n_p2 = ka.n_p2;
+  p.tile_m = ka.tile_m;
+  p.k_groups = ka.k_groups;
+  p.k_chunk = ka.k_chunk;
+  p.chunks_per_shard = ka.chunks_per_shard;
+  p.k_rnd = static_cast<int>(ka.k_rnd);
+  p.tiles_m = static_cast<int>(ka.tiles_m);
+  p.n_slices = ka.n_slices;
+  p.slice_rows = ka.slice_rows;
+  p.batch_shards = ka.readback_batch_shards;
+  p.pass_outs = ka.readback_pass_outputs;
+  p.lds_floats = static_cast<int>(ka.lds_bytes / 4);
+  p.tm_shift = ka.tm_shift;
+  p.stage_shift = ka.readback_stage_shift;
+  return p;
+}
+
+port::LaunchConfig launch_config(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
+                                 std::size_t declared_workspace_bytes, port::Stream& stream) {
+  const SkinnyShape& s = plan.shape;
+  const SkinnyKernelArgs ka = kernel_args(plan);
+  const std::size_t elem = 2;
+  const std::size_t a_bytes = (static_cast<std::size_t>(s.n - 1) * s.row_stride_a() + s.k) * elem;
+  const std::size_t bias_elems =
+      s.bias == BiasShape::none ? 0 : (s.bias == BiasShape::nm ? static_cast<std::size_t>(s.n * s.m) : s.m);
+  std::vector<port::BufferRange> ranges = {
+      port::reads(io.a, a_bytes, "a"), port::reads(io.b, static_cast<std::size_t>(s.m * s.k) * elem, "b"),
+      port::writes(io.out, static_cast<std::size_t>(s.n * s.m) * elem, "out")};
+  if (declared_workspace_bytes > 0) ranges.push_back(port::reads_writes(workspace, declared_workspace_bytes, "workspace"));
+  if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
+  return port::LaunchConfig{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
+                            ka.lds_bytes, &stream, s.dtype == ElemType::f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>",
+                            std::move(ranges), ka.overlap_previous, static_cast<unsigned>(ka.cluster_blocks)};
+}
+
 void initialize_workspace(const SkinnyPlan& plan, port::DeviceBuffer& workspace, port::Stream& stream) {
   if (plan.workspace_bytes == 0) return;  // a cluster-reduced plan: nothing outside the cluster's LDS
   if (workspace.bytes() < plan.workspace_bytes)
@@ -96,7 +148,16 @@ void launch_skinny_gemm(const SkinnyPlan& plan, const SkinnyBuffers& io, void* w
     throw InputError("skinny_gemm: workspace pointer is not 16-byte aligned (the split-K slabs are read and written "
                      "16 bytes at a time) [" + plan.describe() + "]");
   // The launch declares the predicate's workspace size: with the optimistic predicate the kernel writes past it.
-  launch_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
+  if (!plan.mma) {
+    launch_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
+    return;
+  }
+#if defined(DSV4_BACKEND_HIP)
+  throw port::Error("skinny_gemm: sm_90 plans run the kernels of kernels/nvidia, which the hip build does not have [" +
+                    plan.describe() + "]");
+#else
+  launch_sm90_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
+#endif
 }
 
 port::DeviceBuffer& static_shared_workspace() {

@@ -11,6 +11,9 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/port/sim.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
+#if !defined(DSV4_BACKEND_HIP)
+#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
+#endif
 
 namespace dsv4::kernels {
 
@@ -121,6 +124,7 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
   j["workspace_bytes"] = plan.workspace_bytes;
   j["k_shards"] = plan.k_rnd;
   j["k_shard_size"] = plan.k_shard;
+#if !defined(DSV4_BACKEND_HIP)
   const bool warpgroups = plan.wgmma || plan.producer_warp;
   if (plan.mma)  // the sm_90 tensor-core layout the plan's time model chose (model_cost: relative, SkinnyTimeModel)
     j["tensor_core"] = {{"kernel", plan.producer_warp ? "wgmma.m64nNk16 producer-warp"
@@ -135,6 +139,7 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
                         {"cluster_blocks", plan.cluster_blocks},
                         {"ring", {plan.mma_stages, plan.mma_panels, warpgroups ? kWgmmaPanelK : kMmaPanelK}},
                         {"model_cost", plan.mma_model_cost}};
+#endif
   const SkinnyTileMap tm = plan.tile_map();
   j["tile_map"] = {{"output", "out"}, {"row_tile", tm.rows_per_n_tile}, {"row_name", "N-tile"},
                    {"col_tile", tm.cols_per_m_tile}, {"col_name", "M-tile"}};

@@ -6,7 +6,7 @@
 #include <cstdint>
 
 #include "kernels/quant_fp8/fp8_codec.hpp"
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::smla {
 
@@ -27,12 +27,12 @@ __device__ __forceinline__ float decode_e8m0(std::uint32_t byte, bool shift23) {
   return fp8::pow2f(static_cast<int>(byte) - 127);
 }
 
-__device__ __forceinline__ float round_bf16(float x) { return skinny::bf16_to_f32(skinny::f32_to_bf16(x)); }
+__device__ __forceinline__ float round_bf16(float x) { return common::bf16_to_f32(common::f32_to_bf16(x)); }
 
 // bf16 code of bf16(fp8)·bf16(scale): the fp32 product of an fp8 value (4 significant bits) and a bf16 scale
 // (8 bits) is exact, so one RNE to bf16 gives the bf16 product. `scale_bf16` is already rounded to bf16.
 __device__ __forceinline__ std::uint32_t dequant_bf16(std::uint32_t code, bool fnuz, float scale_bf16) {
-  return skinny::f32_to_bf16(decode_e4m3(code, fnuz) * scale_bf16);
+  return common::f32_to_bf16(decode_e4m3(code, fnuz) * scale_bf16);
 }
 
 }  // namespace dsv4::kernels::smla

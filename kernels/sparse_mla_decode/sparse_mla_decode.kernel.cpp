@@ -300,8 +300,8 @@ __global__ void __launch_bounds__(128) smla_combine_kernel(CParams p) {
     }
   }
   const long long row = tok * p.h_q + h;
-  const unsigned w0 = skinny::f32_to_bf16(o[0]) | (static_cast<unsigned>(skinny::f32_to_bf16(o[1])) << 16);
-  const unsigned w1 = skinny::f32_to_bf16(o[2]) | (static_cast<unsigned>(skinny::f32_to_bf16(o[3])) << 16);
+  const unsigned w0 = common::f32_to_bf16(o[0]) | (static_cast<unsigned>(common::f32_to_bf16(o[1])) << 16);
+  const unsigned w1 = common::f32_to_bf16(o[2]) | (static_cast<unsigned>(common::f32_to_bf16(o[3])) << 16);
   port::global_store(reinterpret_cast<uint2*>(p.out + row * kDv + d), make_uint2(w0, w1));
   if (threadIdx.x == 0) port::global_store(p.lse + row, lse);
 }

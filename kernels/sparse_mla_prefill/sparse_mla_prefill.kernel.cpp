@@ -18,7 +18,7 @@
 #include <cmath>
 #include <cstring>
 
-#include "kernels/skinny_gemm/skinny_convert.hpp"
+#include "kernels/common/bf16_fp16_convert.hpp"
 #include "kernels/sparse_mla_prefill/sparse_prefill_launch_detail.hpp"
 
 #if defined(DSV4_BACKEND_SIM)
@@ -59,8 +59,8 @@ __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
   const unsigned w[4] = {v.x, v.y, v.z, v.w};
 PREFILL_UNROLL
   for (int i = 0; i < 4; ++i) {
-    f[2 * i] = skinny::bf16_to_f32(w[i] & 0xffffu);
-    f[2 * i + 1] = skinny::bf16_to_f32(w[i] >> 16);
+    f[2 * i] = common::bf16_to_f32(w[i] & 0xffffu);
+    f[2 * i + 1] = common::bf16_to_f32(w[i] >> 16);
   }
 }
 
@@ -68,8 +68,8 @@ __device__ __forceinline__ uint4 pack8(const float* f) {
   unsigned w[4];
 PREFILL_UNROLL
   for (int i = 0; i < 4; ++i)
-    w[i] = static_cast<unsigned>(skinny::f32_to_bf16(f[2 * i])) |
-           (static_cast<unsigned>(skinny::f32_to_bf16(f[2 * i + 1])) << 16);
+    w[i] = static_cast<unsigned>(common::f32_to_bf16(f[2 * i])) |
+           (static_cast<unsigned>(common::f32_to_bf16(f[2 * i + 1])) << 16);
   return make_uint4(w[0], w[1], w[2], w[3]);
 }
 

@@ -18,18 +18,18 @@ jobs=${JOBS:-2}
 cmake -S "$root" -B "$build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DDSV4_BACKEND=cuda \
   -DCMAKE_CUDA_COMPILER="$nvcc" -DCMAKE_CUDA_ARCHITECTURES=90a -DDSV4_AMD_COMPILE_CHECK=OFF >/dev/null
 
-# Test targets declared under tests/kernels and tests/stress that exist in this (cuda) configuration (the port's
-# tests are declared as dsv4_port_test(<name> ...): target test_port_<name>).
-declared=$( (grep -ho 'dsv4_add_gtest([A-Za-z0-9_]*' "$root"/tests/kernels/*/CMakeLists.txt \
-               "$root"/tests/stress/CMakeLists.txt | sed 's/dsv4_add_gtest(//'
-             grep -ho 'dsv4_port_test([A-Za-z0-9_]*' "$root"/tests/kernels/port/CMakeLists.txt |
-               sed 's/dsv4_port_test(/test_port_/') | sort -u)
+# Test targets declared under tests/kernels (with tests/kernels/nvidia/*) and tests/stress that exist in this (cuda)
+# configuration (the port's tests are declared as dsv4_port_test(<name> ...): target test_port_<name>).
+lists=$(find "$root"/tests/kernels -name CMakeLists.txt; echo "$root"/tests/stress/CMakeLists.txt)
+declared=$( (grep -ho 'dsv4_add_gtest([A-Za-z0-9_]*' $lists | sed 's/dsv4_add_gtest(//'
+             grep -ho 'dsv4_port_test([A-Za-z0-9_]*' $lists | sed 's/dsv4_port_test(/test_port_/') | sort -u)
 available=$(cmake --build "$build" --target help | sed -n 's/^\([A-Za-z0-9_]*\): .*/\1/p')
 tests=()
 for t in $declared; do grep -qx "$t" <<<"$available" && tests+=("$t"); done
 benches=""
 for b in $(grep -x 'bench_[A-Za-z0-9_]*' <<<"$available" || true); do
-  [ -f "$root/bench/kernels/$b.cpp" ] && benches="$benches $b"  # kernel benchmarks only (not bench/reference)
+  # kernel benchmarks only (bench/kernels and bench/kernels/nvidia, not bench/reference)
+  [ -f "$root/bench/kernels/$b.cpp" ] || [ -f "$root/bench/kernels/nvidia/$b.cpp" ] && benches="$benches $b"
 done
 echo "gpu-bundle: building ${#tests[@]} test programs, $(wc -w <<<"$benches") benchmarks and dsv4check in $build"
 cmake --build "$build" -j"$jobs" --target "${tests[@]}" $benches dsv4check
@@ -41,7 +41,7 @@ for t in "${tests[@]}" $benches dsv4check; do
   [ -n "$exe" ] || { echo "gpu-bundle: no executable for target $t" >&2; exit 1; }
   cp "$exe" "$dest/"
 done
-cp "$root"/bench/kernels/*.py "$dest/" 2>/dev/null || true
+cp "$root"/bench/kernels/*.py "$root"/bench/kernels/nvidia/*.py "$dest/" 2>/dev/null || true
 # Shared libraries that are not part of a plain Ubuntu/driver install (cudart is static).
 for exe in "$dest"/*; do
   [ -x "$exe" ] && [ -f "$exe" ] || continue

@@ -6,7 +6,6 @@
 
 #include "kernels/backend/sim/sim_internal.hpp"
 #include "kernels/port/detail/launch_log.hpp"
-#include "kernels/port/detail/tensor_map_fields.hpp"
 
 namespace dsv4::port {
 
@@ -343,24 +342,6 @@ void GraphExec::launch(Stream& s) {
       ex.enqueue(ls, std::move(op));
     }
   }
-}
-
-TensorMap2d make_tensor_map_2d(const void* base, std::int64_t rows, std::int64_t cols, std::int64_t row_stride_bytes,
-                               int box_rows) {
-  detail::check_tensor_map_2d(base, rows, cols, row_stride_bytes, box_rows);
-  const detail::TensorMapFields f{base, rows, cols, row_stride_bytes, box_rows, 0};
-  TensorMap2d m{};
-  std::memcpy(m.opaque, &f, sizeof f);
-  return m;
-}
-
-TensorMap2d make_tensor_map_panels(const void* base, std::int64_t rows, std::int64_t cols,
-                                   std::int64_t row_stride_bytes, int box_rows, int panels) {
-  detail::check_tensor_map_panels(base, rows, cols, row_stride_bytes, box_rows, panels);
-  const detail::TensorMapFields f{base, rows, cols, row_stride_bytes, box_rows, panels};
-  TensorMap2d m{};
-  std::memcpy(m.opaque, &f, sizeof f);
-  return m;
 }
 
 }  // namespace dsv4::port

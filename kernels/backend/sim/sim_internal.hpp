@@ -165,7 +165,7 @@ struct SimThread {
   std::uint64_t vote = 0;
 };
 
-// A transaction barrier of kernels/port/tma.hpp (mbarrier), keyed by its byte offset in the block's LDS window.
+// A transaction barrier of kernels/nvidia/port/tma.hpp (mbarrier), keyed by its byte offset in the block's LDS window.
 // A phase completes when all `expected` arrivals have come and the announced bytes have all landed.
 struct MbarrierState {
   int expected = 0, pending = 0;
@@ -177,7 +177,7 @@ struct MbarrierState {
   std::vector<std::uint32_t> releases, completed;
 };
 
-// A named barrier of kernels/port/named_barrier.hpp in progress: the threads waiting, the count the first arrival
+// A named barrier of kernels/nvidia/port/named_barrier.hpp in progress: the threads waiting, the count the first arrival
 // gave, and their releases (each arrival acquires all of them when the count is reached).
 struct NamedBarrierState {
   int threads = 0;

@@ -86,54 +86,6 @@ void syncthreads(const std::source_location& loc) {
   }
 }
 
-// A barrier of some of the block's threads: no new epoch (the others go on), the arrivals exchange their clocks.
-void named_barrier_sync(int id, int threads, const std::source_location& loc) {
-  Executor& ex = Executor::get();
-  SimThread& t = ex.current_thread();
-  BlockExec& b = *t.ctx.block;
-  t.loc = loc;
-  auto fail = [&](const std::string& why) {
-    Violation v = ex.make_violation(ViolationKind::kernel_exception, &b, &t);
-    v.detail = "port::named_barrier_sync at " + site(loc) + ": " + why;
-    ex.add_violation(v);
-    ex.fail_launch(b, v.detail);
-    throw LaunchAbort{};
-  };
-  if (ex.profile->arch != Arch::sm_90) fail(std::string(ex.profile->name) + " has no named barriers");
-  if (id < 1 || id >= kSm90NamedBarriers)
-    fail("barrier id " + std::to_string(id) + " outside 1.." + std::to_string(kSm90NamedBarriers - 1));
-  if (threads <= 0 || threads % b.wave_size != 0 || threads > b.nthreads)
-    fail(std::to_string(threads) + " threads: not whole warps of the block's " + std::to_string(b.nthreads));
-  NamedBarrierState& nb = b.named_barriers[id];
-  if (nb.waiting.empty()) nb.threads = threads;
-  else if (nb.threads != threads)
-    fail("barrier " + std::to_string(id) + " awaited with " + std::to_string(threads) + " threads while " +
-         std::to_string(nb.waiting.size()) + " arrivals wait for " + std::to_string(nb.threads));
-  b.hb.release(t.ctx.linear, nb.releases);
-  nb.waiting.push_back(t.ctx.linear);
-  if (static_cast<int>(nb.waiting.size()) < threads) {
-    ex.yield_current(ThreadState::at_named_barrier);  // the last arrival acquires for everyone
-    return;
-  }
-  ++ex.stats.barriers;
-  std::vector<int> wake = std::move(nb.waiting);
-  nb.waiting.clear();
-  std::vector<std::uint32_t> releases = std::move(nb.releases);
-  nb.releases.clear();
-  for (int w : wake) b.hb.acquire(w, releases);  // before anyone runs: the next round may reuse the barrier
-  for (int w : wake) {
-    if (w == t.ctx.linear) continue;
-    SimThread& o = b.threads[static_cast<std::size_t>(w)];
-    o.state = ThreadState::ready;
-    b.ready.push_back(w);
-  }
-  if (ex.options.schedule == Schedule::random) {
-    b.ready.push_back(t.ctx.linear);
-    ex.yield_current(ThreadState::ready);
-  } else {
-    t.state = ThreadState::running;
-  }
-}
 
 namespace {
 // Called by the last lane to arrive: compute every lane's result and release the wave.
@@ -227,65 +179,6 @@ std::uint64_t wave_vote(WaveOp op, bool pred, const std::source_location& loc) {
   t.bytes = 0;
   arrive_wave(t);
   return t.vote;
-}
-
-}  // namespace dsv4::port::sim::detail
-
-// ---- thread-block clusters ----------------------------------------------------------------------------------
-
-namespace dsv4::port::sim::detail {
-
-int cluster_rank() { return g_current->block->cluster ? g_current->block->cluster_rank : 0; }
-
-int cluster_blocks() {
-  const BlockExec& b = *g_current->block;
-  return b.cluster ? static_cast<int>(b.cluster->blocks.size()) : 1;
-}
-
-// Every thread of every block of the cluster; the last arrival opens a new LDS epoch in each block (writes before
-// the barrier become readable from the other blocks, reads before it no longer conflict with writes after it).
-void cluster_sync(const std::source_location& loc) {
-  Executor& ex = Executor::get();
-  SimThread& t = ex.current_thread();
-  BlockExec& b = *t.ctx.block;
-  if (!b.cluster) {
-    syncthreads(loc);
-    return;
-  }
-  ClusterExec& c = *b.cluster;
-  t.loc = loc;
-  if (++c.arrived < c.threads) {
-    ex.yield_current(ThreadState::at_cluster);
-    return;
-  }
-  ++ex.stats.barriers;
-  c.arrived = 0;
-  for (BlockExec* m : c.blocks) {
-    m->epoch = m->cluster_epoch = ex.next_epoch();
-    m->hb.new_epoch();
-    for (SimThread& o : m->threads) {
-      if (o.state == ThreadState::at_cluster) {
-        o.state = ThreadState::ready;
-        m->ready.push_back(o.ctx.linear);
-      }
-    }
-  }
-  if (ex.options.schedule == Schedule::random) {
-    b.ready.push_back(t.ctx.linear);
-    ex.yield_current(ThreadState::ready);
-  } else {
-    t.state = ThreadState::running;
-  }
-}
-
-BlockExec* cluster_block(int rank) {
-  BlockExec& b = *g_current->block;
-  const int n = b.cluster ? static_cast<int>(b.cluster->blocks.size()) : 1;
-  if (rank < 0 || rank >= n)
-    throw std::runtime_error("port::cluster_lds: rank " + std::to_string(rank) + " outside the cluster of " +
-                             std::to_string(n) + " workgroup(s)");
-  if (!b.cluster || rank == b.cluster_rank) return nullptr;  // the block's own LDS
-  return b.cluster->blocks[static_cast<std::size_t>(rank)];
 }
 
 }  // namespace dsv4::port::sim::detail

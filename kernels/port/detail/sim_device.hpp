@@ -50,22 +50,12 @@ void lds_access(int array, std::int64_t byte_offset, void* buf, std::size_t n, L
                 BlockExec* remote = nullptr);
 [[noreturn]] void lds_remote_misuse();  // a cluster-mapped pointer reached an operation on the block's own LDS
 
-// ---- warpgroup MMAs (kernels/port/wgmma.hpp): deferred to the wait that retires their batch ----
-void wgmma_defer(std::function<void()> mma);
-void wgmma_commit_batch();
-void wgmma_retire(int pending_allowed);
-
-// ---- thread-block clusters (kernels/port/cluster.hpp) ----
-int cluster_rank();
-int cluster_blocks();
-void cluster_sync(const std::source_location& loc);
-// Array `array` of the current block seen in the LDS of the cluster's block `rank`: that block and its array id.
-BlockExec* cluster_block(int rank);
+// Array `local_array` of the current block seen in the LDS of the cluster's block `remote` (the sm_90 module's
+// port::cluster_lds): its array id there (lds.cpp).
 int cluster_array(BlockExec* remote, int local_array);
 
 // ---- sync points ----
 void syncthreads(const std::source_location& loc);
-void named_barrier_sync(int id, int threads, const std::source_location& loc);  // kernels/port/named_barrier.hpp
 void preempt_point();            // random schedule may switch to another thread here
 void preempt_global_access();    // only when Options::preempt_global; first checks the grid dependency wait
 void check_previous_grid_waited(const char* what);  // throws when a global access precedes wait_for_previous_grid

@@ -12,6 +12,7 @@
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
+#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 #include "reference/tensor/tensor.hpp"
 
 namespace dsv4::test::skinny {
@@ -268,7 +269,8 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
           const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m);
           ++idx;
           const sk::SkinnyPlan plan =
-              sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, res, sk::wgmma_unsliced_rows(n)});
+              sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::wgmma, res,
+                                               sk::wgmma_unsliced_rows(n)});
           if (!plan.ok) {
             ++r.refused;
             const bool built_for_one = res == 2 && plan.reason.find("force_resident=2") != std::string::npos;
@@ -305,7 +307,7 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
       const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::m : sk::BiasShape::nm);
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];
       ++idx;
-      const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, 2, 0, rows});
+      const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::wgmma, 0, rows});
       if (!plan.ok) {
         r.failures.push_back("unexpected refusal: " + plan.describe());
         continue;
@@ -351,7 +353,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];  // (8, 1) with 128 rows of a: 3 ring slots
       const std::size_t out_offset = idx % 3 == 2;
       ++idx;
-      sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, 2, 0,
+      sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, sk::TensorCoreKernel::wgmma, 0,
                           rows != 0 ? rows : sk::wgmma_unsliced_rows(n)};
       o.force_cluster_reduce = 2;
       const sk::SkinnyPlan cl = sk::make_plan(s, arch, o);
@@ -389,7 +391,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
   return r;
 }
 
-// The producer-warp kernel (force_kernel = 3, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
+// The producer-warp kernel (force_kernel = producer_warp, sm_90 profiles): every row count of a (N = 1..32 over 8, 16 and 32
 // padded rows, N = 33..128 over 64 and 128), both rings of pw_ring (K % 64 == 0 with the grid's SMs mostly free:
 // several panels per copy; K % 64 != 0: one 2-D box per operand), one step only (the second consumer warpgroup
 // idle; K = 64, and K = 8 with the box mostly past K), M = 200 (a partial 64-row tile), both dtypes, every bias
@@ -435,7 +437,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       s.k = k;
       if (s.lda != 0) s.lda = k + 40;
       sk::SkinnyOptions o;
-      o.force_kernel = 3;
+      o.force_kernel = sk::TensorCoreKernel::producer_warp;
       o.force_chunks_per_shard = 1 << 20;  // one shard
       run(s, o, 1, false);
       if (k >= 1024) {
@@ -453,7 +455,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     if (sl.lda != 0) sl.lda = 1064;
     ++idx;
     sk::SkinnyOptions o;
-    o.force_kernel = 3;
+    o.force_kernel = sk::TensorCoreKernel::producer_warp;
     o.force_slice_rows = rows;
     o.force_chunks_per_shard = cps == 0 ? 1 << 20 : cps;
     const sk::SkinnyPlan plan = sk::make_plan(sl, arch, o);
@@ -472,7 +474,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       if (s.lda != 0) s.lda = k + 40;
       ++wi;
       sk::SkinnyOptions o;
-      o.force_kernel = 3;
+      o.force_kernel = sk::TensorCoreKernel::producer_warp;
       o.force_pw_tile_m = sk::kPwWideTileM;
       o.force_chunks_per_shard = k == 1024 ? 3 : 1 << 20;  // 8 steps of 2 panels in 3 shards; 17 of 1 unsplit
       run(s, o, k == 1024 ? 3 : 1, false);
@@ -482,7 +484,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     if (s.lda != 0) s.lda = 1064;
     s.k = 1024;
     sk::SkinnyOptions o;
-    o.force_kernel = 3;
+    o.force_kernel = sk::TensorCoreKernel::producer_warp;
     o.force_pw_tile_m = sk::kPwWideTileM;
     o.force_slice_rows = 64;
     o.force_chunks_per_shard = 4;

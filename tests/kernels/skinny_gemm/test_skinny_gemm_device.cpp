@@ -74,7 +74,7 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
       ++idx;
       for (int kernel : kernels) {  // on the H200: the model's choice, then each tensor-core kernel forced
         sk::SkinnyOptions opt;
-        opt.force_kernel = kernel;
+        opt.force_kernel = static_cast<sk::TensorCoreKernel>(kernel);
         const std::string f = run_and_check(shape(n, m, k, t, b, pad), pool, st, rng, opt);
         ++cases;
         if (!f.empty()) failures.push_back(f);
