@@ -4,12 +4,16 @@
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <random>
 #include <vector>
 
 #include "reference/tensor/tensor.hpp"
 
 namespace dsv4::draw {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 template <typename T>
 T pick(std::mt19937_64& rng, const std::vector<T>& v) {

@@ -12,13 +12,6 @@ namespace dsv4::ops {
 
 using namespace draw;
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-}  // namespace
-
 FuzzSpace merge_attn_states_fuzz_space() {
   FuzzSpace g;
   g.value_inputs = {"prefix_output", "suffix_output"};

@@ -13,13 +13,6 @@ namespace dsv4::ops {
 
 using namespace draw;
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
-
-}  // namespace
-
 FuzzSpace sparse_mla_prefill_fuzz_space() {
   FuzzSpace g;
   g.value_inputs = {"q", "kv"};

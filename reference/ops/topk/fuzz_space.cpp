@@ -11,12 +11,6 @@ namespace dsv4::ops {
 
 using namespace draw;
 
-namespace {
-
-constexpr double kInf = std::numeric_limits<double>::infinity();
-
-}  // namespace
-
 FuzzSpace topk_fuzz_space() {
   FuzzSpace g;
   g.value_inputs = {"logits"};
