@@ -18,9 +18,9 @@ void register_indexer_logits_paged_kernel(KernelRegistry& r);
 void register_sparse_mla_prefill_kernel(KernelRegistry& r);
 void register_kv_cache_write_kernel(KernelRegistry& r);
 void register_topk_kernel(KernelRegistry& r);
+void register_dequant_fp8_kernel(KernelRegistry& r);  // a plan sweep only: no registry op
 
 void register_builtin_kernels(KernelRegistry& r) {
-  (void)r;
   register_merge_attn_states_kernel(r);
   register_per_token_group_quant_fp8_kernel(r);
   register_per_block_quant_fp8_kernel(r);
@@ -34,6 +34,7 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_sparse_mla_prefill_kernel(r);
   register_kv_cache_write_kernel(r);
   register_topk_kernel(r);
+  register_dequant_fp8_kernel(r);
 }
 
 }  // namespace dsv4::kernels

@@ -34,6 +34,18 @@ std::vector<const KernelEntry*> KernelRegistry::all() const {
   return r;
 }
 
+void KernelRegistry::add_plan_sweeps_without_op(std::vector<PlanSweep> s) {
+  for (PlanSweep& p : s) without_op_.push_back(std::move(p));
+}
+
+std::vector<const PlanSweep*> KernelRegistry::plan_sweeps() const {
+  std::vector<const PlanSweep*> r;
+  for (const KernelEntry& e : entries_)
+    for (const PlanSweep& p : e.plan_sweeps) r.push_back(&p);
+  for (const PlanSweep& p : without_op_) r.push_back(&p);
+  return r;
+}
+
 const char* backend_name() {
 #if defined(DSV4_BACKEND_CUDA)
   return "cuda";

@@ -12,13 +12,18 @@
 //  "k_shard_size": n, "tile_map": {"output": "out", "row_tile": n, "row_name": "N-tile",
 //  "col_tile": n, "col_name": "M-tile"}, "text": "one line for humans"}.
 //
+// Each entry also offers the plan sweeps of the device kernels it launches (plan_sweep.hpp), which the AMD budget
+// check (`dsv4check kernels`) matches against the code objects; an entry without one is an error the tests report.
+//
 // Registration is explicit: kernels/builtin_kernels.cpp calls register_<op>_kernel() for each kernel.
 #pragma once
 #include <cstdint>
 #include <functional>
+#include <random>
 #include <string>
 #include <vector>
 
+#include "kernels/plan_sweep.hpp"
 #include "reference/registry/op_descriptor.hpp"
 
 namespace dsv4::kernels {
@@ -45,6 +50,11 @@ struct KernelEntry {
   KernelRunner run;
   // Shapes (the op's generator shape JSON) for `dsv4check check` on this backend; small on sim.
   std::vector<Json> check_shapes;
+  // One per device kernel it launches (required; kernels/<op>/*_plan_sweep.cpp).
+  std::vector<PlanSweep> plan_sweeps;
+  // Optional: moves a campaign shape of the op's fuzz space (OpDescriptor::fuzz) onto this kernel's plan boundaries
+  // (sizes where its dispatch numbers change); the fuzzer applies it to every campaign shape it draws.
+  std::function<Json(std::mt19937_64& rng, Json shape)> onto_plan_boundaries;
 };
 
 class KernelRegistry {
@@ -53,8 +63,15 @@ class KernelRegistry {
   void add(KernelEntry e);
   const KernelEntry* find(const std::string& op) const;  // nullptr when no kernel exists for op
   std::vector<const KernelEntry*> all() const;
+  // Device kernels that no registry op runs (dequant_fp8, tested against the format decoders directly) offer their
+  // plan sweeps here.
+  void add_plan_sweeps_without_op(std::vector<PlanSweep> s);
+  // Every plan sweep: the entries' and those without an op.
+  std::vector<const PlanSweep*> plan_sweeps() const;
+
  private:
   std::vector<KernelEntry> entries_;
+  std::vector<PlanSweep> without_op_;
 };
 
 // The backend this library was built for: "sim", "cuda" or "hip".

@@ -15,6 +15,13 @@ const port::ArchProfile& run_arch(const std::string& op, const RunOptions& o) {
   return port::profile(*a);
 }
 
+InputError unknown_variant(const std::string& op, const std::string& variant) {
+  std::string admitted;
+  if (const KernelEntry* e = KernelRegistry::instance().find(op))
+    for (const std::string& v : e->variants) admitted += (admitted.empty() ? "" : ", ") + v;
+  return InputError(op + ": unknown variant '" + variant + "' (" + admitted + ")");
+}
+
 int effective_wave_size(const port::ArchProfile& arch) {
   if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
   return arch.wave_size;

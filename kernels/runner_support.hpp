@@ -69,6 +69,16 @@ class WordLayout {
   port::DeviceBuffer dev;
 };
 
+// The skeleton every runner shares around its own conversion and copies: an unknown variant is an InputError
+// naming the op, the variant and the entry's admitted ones; a plan that refuses the case is CannotImplement with
+// the plan's reason (a discard for fuzzing, never a kernel failure).
+InputError unknown_variant(const std::string& op, const std::string& variant);
+template <class Plan>
+const Plan& require_plan(const std::string& op, const Plan& plan) {
+  if (!plan.ok) throw CannotImplement(op + " kernel cannot implement this case: " + plan.reason);
+  return plan;
+}
+
 // Runs launch(stream) RunOptions::repeats times (at least once) on one new stream, then waits for the stream.
 template <class Launch>
 void launch_repeated(const RunOptions& o, Launch&& launch) {

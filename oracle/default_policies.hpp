@@ -1,7 +1,8 @@
-// Default oracle policies of every op, with the reasoning, written in one place
-// (default_policies.cpp) and installed into the registry's descriptors by name. Ops still
-// registered as placeholders (absent from the registry) are skipped; outputs a descriptor declares
-// but the table does not name get a dtype-based default that says so in its rationale.
+// The check that every registered op states its default oracle policies. The policies themselves are data of
+// the op's descriptor (OpDescriptor::oracle, set in reference/ops/<op>/descriptor.cpp beside the op's error
+// model); the oracle owns the policy vocabulary and admits a descriptor only when, for every output, the policy
+// is present, parses, carries its reasoning, and (error-bound) the descriptor registers the bound it needs.
+// There is no fallback: a missing policy is an error naming the op and the output.
 #pragma once
 #include <string>
 #include <vector>
@@ -10,21 +11,11 @@
 
 namespace dsv4::oracle {
 
-struct DefaultPolicy {
-  std::string op, output;
-  OracleSpec spec;               // the default
-  // When spec is error-bound and the descriptor has no error model yet, this applies instead.
-  OracleSpec without_error_model;
-};
+// The problems of one descriptor's policies, one line each ("op.output: ..."); empty when admitted.
+std::vector<std::string> policy_problems(const OpDescriptor& d);
 
-const std::vector<DefaultPolicy>& default_policy_table();
-
-// The default for an output not named in the table: exact for integer and fp8/e8m0 outputs (raw
-// codes, quantized values, indices), allclose with PyTorch's dtype default for wider floats.
-OracleSpec fallback_policy(DType t);
-
-// Installs defaults into every registered descriptor. An OracleSpec the descriptor already holds is
-// kept unless overwrite. Returns "op.output: policy" lines of what was installed.
-std::vector<std::string> install_default_policies(Registry& r, bool overwrite = false);
+// Checks every registered descriptor; throws InputError listing every problem. Returns one
+// "op.output: policy params" line per output (what the oracle will apply).
+std::vector<std::string> require_default_policies(const Registry& r);
 
 }  // namespace dsv4::oracle

@@ -36,7 +36,7 @@ JudgeResult judge(const OpDescriptor& d, const OpCase& c, const Outputs& expecte
     else if (auto o2 = opt.overrides.find("*"); o2 != opt.overrides.end()) spec = &o2->second, source = "override (*)";
     else if (auto s = d.oracle.find(name); s != d.oracle.end()) spec = &s->second, source = "op default";
     if (!spec)
-      throw InputError(fmt::format("oracle: {}: output '{}' has no oracle policy (install_default_policies or an override)",
+      throw InputError(fmt::format("oracle: {}: output '{}' has no oracle policy (none in its descriptor and no override)",
                                    d.name, name));
     Policy p = parse_policy(*spec);
     CompareContext ctx;

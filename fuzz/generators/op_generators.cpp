@@ -9,7 +9,8 @@
 #include <fmt/format.h>
 
 #include "fuzz/campaign/shape_space.hpp"
-#include "fuzz/generators/spec_helpers.hpp"
+#include "kernels/kernel_registry.hpp"
+#include "reference/ops/common/fuzz_draw.hpp"
 #include "reference/formats/format.hpp"
 #include "reference/ops/common/quant_fp8_encode.hpp"
 #include "reference/registry/registry.hpp"
@@ -34,47 +35,6 @@ std::optional<ValueDist> parse_value_dist(const std::string& s) {
   return std::nullopt;
 }
 
-namespace gen {
-
-std::int64_t align_edge(std::mt19937_64& rng, std::int64_t align, std::int64_t max_mult, std::int64_t delta,
-                        std::int64_t lo) {
-  const std::int64_t m = uniform(rng, 1, std::max<std::int64_t>(1, max_mult)) * align;
-  return std::max(lo, m + uniform(rng, -1, 1) * delta);
-}
-
-bool is_floating(DType t) {
-  return t == DType::F64 || t == DType::F32 || (format_of(t).has_value() && t != DType::F8_E8M0);
-}
-
-double max_finite_of(DType t) {
-  if (t == DType::F64) return std::numeric_limits<double>::max();
-  if (t == DType::F32) return std::numeric_limits<float>::max();
-  return formats::max_finite(*format_of(t));
-}
-
-void store(Tensor& t, std::int64_t i, double v) {
-  if (t.dtype() == DType::F32 || t.dtype() == DType::F16 || t.dtype() == DType::BF16 || t.dtype() == DType::F64) {
-    const double mx = max_finite_of(t.dtype());
-    t.set_linear(i, std::isfinite(v) ? std::clamp(v, -mx, mx) : v);
-  } else {
-    t.set_code_linear(i, quant::encode_fp8_satfinite(*format_of(t.dtype()), v));
-  }
-}
-
-void set_e8m0_row(Tensor& s, std::int64_t row, std::uint8_t byte) {
-  if (s.dim() < 1 || row >= s.size(0)) return;
-  Tensor r = s.select(0, row);
-  for (std::int64_t i = 0; i < r.numel(); ++i) {
-    if (s.dtype() == DType::F8_E8M0) {
-      r.set_code_linear(i, byte);
-    } else if (s.dtype() == DType::I32) {
-      const std::uint32_t b = byte;
-      r.set_code_linear(i, b | (b << 8) | (b << 16) | (b << 24));
-    }
-  }
-}
-
-}  // namespace gen
 
 namespace {
 
@@ -98,7 +58,7 @@ int huge_log2(DType t) {
 }
 
 void scale_all(Tensor& t, double f) {
-  for (std::int64_t i = 0; i < t.numel(); ++i) gen::store(t, i, t.get_linear(i) * f);
+  for (std::int64_t i = 0; i < t.numel(); ++i) draw::store(t, i, t.get_linear(i) * f);
 }
 
 }  // namespace
@@ -106,7 +66,7 @@ void scale_all(Tensor& t, double f) {
 void apply_value_dist(const OpGenSpec& spec, OpCase& c, const Json& shape, ValueDist v, std::mt19937_64& rng) {
   auto floating = [&](const std::string& n) -> Tensor* {
     auto it = c.inputs.find(n);
-    if (it == c.inputs.end() || !it->second.defined() || !gen::is_floating(it->second.dtype())) return nullptr;
+    if (it == c.inputs.end() || !it->second.defined() || !draw::is_value_dtype(it->second.dtype())) return nullptr;
     return &it->second;
   };
   switch (v) {
@@ -117,7 +77,7 @@ void apply_value_dist(const OpGenSpec& spec, OpCase& c, const Json& shape, Value
           double x = 0;
           for (std::int64_t i = 0; i < t->numel() && (x == 0 || !std::isfinite(x)); ++i) x = t->get_linear(i);
           if (x == 0 || !std::isfinite(x)) x = 0.75;
-          for (std::int64_t i = 0; i < t->numel(); ++i) gen::store(*t, i, x);
+          for (std::int64_t i = 0; i < t->numel(); ++i) draw::store(*t, i, x);
         }
       return;
     case ValueDist::tiny_scale:
@@ -129,11 +89,11 @@ void apply_value_dist(const OpGenSpec& spec, OpCase& c, const Json& shape, Value
     case ValueDist::heavy_tailed:
       for (const auto& n : spec.scale_inputs)
         if (Tensor* t = floating(n)) {
-          const int lim = t->dtype() == DType::F16 ? 10 : gen::max_finite_of(t->dtype()) < 1e5 ? 4 : 30;
+          const int lim = t->dtype() == DType::F16 ? 10 : draw::max_finite_of(t->dtype()) < 1e5 ? 4 : 30;
           std::normal_distribution<double> k(0.0, lim / 4.0);
           for (std::int64_t i = 0; i < t->numel(); ++i) {
             const double e = std::clamp(std::round(k(rng)), -double(lim), double(lim));
-            gen::store(*t, i, t->get_linear(i) * std::ldexp(1.0, static_cast<int>(e)));
+            draw::store(*t, i, t->get_linear(i) * std::ldexp(1.0, static_cast<int>(e)));
           }
         }
       return;
@@ -145,12 +105,21 @@ void apply_value_dist(const OpGenSpec& spec, OpCase& c, const Json& shape, Value
 
 const std::vector<OpGenSpec>& op_gen_specs() {
   static const std::vector<OpGenSpec> specs = [] {
-    using namespace gen;
-    return std::vector<OpGenSpec>{
-        merge_attn_states_spec(), sparse_mla_prefill_spec(), sparse_mla_decode_spec(), kv_cache_write_spec(),
-        indexer_logits_spec(), indexer_logits_paged_spec(), topk_spec(), skinny_gemm_spec(),
-        fp8_gemm_blockscaled_spec(), fp8_einsum_spec(), per_token_group_quant_fp8_spec(),
-        per_block_quant_fp8_spec(), inv_rope_fp8_quant_spec()};
+    std::vector<OpGenSpec> v;
+    for (const OpDescriptor* d : Registry::instance().all()) {
+      if (!d->fuzz.shapes) continue;
+      OpGenSpec g;
+      static_cast<FuzzSpace&>(g) = d->fuzz;
+      g.op = d->name;
+      const kernels::KernelEntry* k = kernels::KernelRegistry::instance().find(d->name);
+      if (k && k->onto_plan_boundaries)
+        g.shapes = [own = d->fuzz.shapes, onto = k->onto_plan_boundaries](std::mt19937_64& rng, ShapeScale sc) {
+          Json s = own(rng, sc);
+          return sc == ShapeScale::campaign ? onto(rng, std::move(s)) : s;
+        };
+      v.push_back(std::move(g));
+    }
+    return v;
   }();
   return specs;
 }
@@ -163,7 +132,7 @@ const OpGenSpec* find_gen_spec(const std::string& op) {
 
 Json draw_spec_shape(const OpGenSpec& spec, std::mt19937_64& rng, ShapeScale scale, std::optional<ValueDist> values) {
   Json s = spec.shapes(rng, scale);
-  const ValueDist v = values ? *values : gen::pick(rng, std::vector<ValueDist>(std::begin(kAllValueDists), std::end(kAllValueDists)));
+  const ValueDist v = values ? *values : draw::pick(rng, std::vector<ValueDist>(std::begin(kAllValueDists), std::end(kAllValueDists)));
   s["values"] = value_dist_name(v);
   return s;
 }

@@ -1,6 +1,8 @@
-// Per-op fuzz generator specs (issue #8): for every registered op, a shape space with alignment edges
-// and dispatch boundaries (for ops with a kernel, derived from that kernel's plan limits per arch
-// profile) and a value-distribution layer applied to the generated OpCase.
+// The fuzz generator layer (issue #8), generic over the registry: every op's fuzz space (OpDescriptor::fuzz,
+// reference/registry/fuzz_space.hpp: shape space at two scales, value inputs, specials, determinism; written in
+// reference/ops/<op>/fuzz_space.cpp), with its kernel's plan boundaries applied to campaign shapes where the kernel
+// entry offers them (KernelEntry::onto_plan_boundaries), and a value-distribution layer applied to the generated
+// OpCase.
 //
 // The layer is driven by two kinds of keys in the op's shape JSON, so that the shape JSON plus the
 // case seed reproduce a case exactly (`dsv4check repro --shape ...,values=specials --seed S`):
@@ -11,10 +13,6 @@
 // install_generators() wraps every descriptor's generator with this layer (the wrapper strips those
 // keys before calling the op's own generator, then draws the value transform from the same engine)
 // and registers the campaign shape spaces. It is idempotent; fuzz::prepare_registry() calls it.
-//
-// Invariant: every case a spec generates is inside its op's contract (validate_case and the reference
-// accept it); specials only use values the contract admits (e.g. sparse decode: only -1 is invalid;
-// no duplicate indices, ops.md §2).
 #pragma once
 #include <functional>
 #include <optional>
@@ -32,26 +30,12 @@ inline constexpr ValueDist kAllValueDists[] = {ValueDist::normal,     ValueDist:
 const char* value_dist_name(ValueDist v);
 std::optional<ValueDist> parse_value_dist(const std::string& s);
 
-// Campaign: shapes across the full range (dispatch boundaries of every arch profile, large sizes).
-// Test: small shapes that still sit on alignment edges (ctest on the simulator).
-enum class ShapeScale { campaign, test };
-
-struct OpGenSpec {
+// One op's fuzz space with its name; `shapes` has the kernel's plan boundaries applied at campaign scale.
+struct OpGenSpec : FuzzSpace {
   std::string op;
-  // A shape (the op generator's keys; no "values" key: the caller adds it).
-  std::function<Json(std::mt19937_64& rng, ShapeScale scale)> shapes;
-  // Floating inputs the distributions rewrite (float or fp8 tensors).
-  std::vector<std::string> value_inputs;
-  // The subset scaled by tiny_scale / huge_scale (one factor of each product, so results stay finite).
-  std::vector<std::string> scale_inputs;
-  // Op-specific special values (contract-legal only); runs after the op's generator.
-  std::function<void(OpCase& c, const Json& shape, std::mt19937_64& rng)> specials;
-  // Whether the op's contract makes the kernel bit-deterministic (two runs, any schedule, same bits).
-  bool deterministic = false;
-  std::string determinism_note;  // the contract sentence or reason
 };
 
-// All specs, one per registered op (13), in registry order.
+// The specs of the registered ops that have a fuzz space (every op must: the descriptor tests say which lack one).
 const std::vector<OpGenSpec>& op_gen_specs();
 const OpGenSpec* find_gen_spec(const std::string& op);
 

@@ -21,7 +21,7 @@ std::vector<std::string> available_backends(const OpDescriptor& d) {
 void prepare_registry() {
   static std::once_flag once;
   std::call_once(once, [] {
-    oracle::install_default_policies(Registry::instance());
+    oracle::require_default_policies(Registry::instance());
     install_generators();  // the fuzz value layer ("values" / "attr.*" shape keys) and shape spaces
   });
 }

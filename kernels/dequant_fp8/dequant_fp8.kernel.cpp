@@ -8,8 +8,9 @@
 
 #include "kernels/dequant_fp8/dequant_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
+#include "kernels/common/plan_errors.hpp"
 
 namespace dsv4::kernels::dequant {
 namespace {
@@ -83,11 +84,7 @@ void launch_dequant_kernel(const DequantPlan& plan, const DequantBuffers& io, po
                          0, &stream, p.shift23 ? "dequant_fp8<shift23>" : "dequant_fp8",
                          {port::reads(io.x_q, static_cast<std::size_t>(plan.elements), "x_q"),
                           port::reads(io.scales, plan.scale_bytes, "scales"), port::writes(io.y, plan.out_bytes, "y")}};
-  try {
-    port::launch(dequant_fp8_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(dequant_fp8_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::dequant

@@ -18,6 +18,10 @@
 #include "kernels/port/arch.hpp"
 #include "kernels/quant_fp8/quant_plan.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::dequant {
 
 using quant::Fp8;
@@ -75,5 +79,8 @@ struct DequantPlan {
 
 DequantPlan make_dequant_plan(const DequantShape& shape, const port::ArchProfile& arch, const DequantOptions& opt = {});
 bool can_implement(const DequantShape& shape, const port::ArchProfile& arch, const DequantOptions& opt = {});
+
+// The plan sweep this kernel offers the AMD budget check (dequant_plan_sweep.cpp).
+PlanSweep dequant_plan_sweep();
 
 }  // namespace dsv4::kernels::dequant

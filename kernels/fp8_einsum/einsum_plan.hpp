@@ -8,6 +8,10 @@
 
 #include "kernels/fp8_gemm_blockscaled/bs_gemm_plan.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::einsum {
 
 struct EinsumShape {
@@ -29,5 +33,8 @@ struct EinsumPlan {
 
 EinsumPlan make_einsum_plan(const EinsumShape& s, const port::ArchProfile& arch, const bsgemm::BsGemmOptions& opt = {});
 bool can_implement(const EinsumShape& s, const port::ArchProfile& arch, const bsgemm::BsGemmOptions& opt = {});
+
+// The plan sweep this kernel offers the AMD budget check (einsum_plan_sweep.cpp).
+PlanSweep einsum_plan_sweep();
 
 }  // namespace dsv4::kernels::einsum

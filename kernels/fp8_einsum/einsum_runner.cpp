@@ -30,7 +30,7 @@ Json run_einsum(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const einsum::EinsumPlan plan = einsum::make_einsum_plan(s, arch, opt);
-  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
 
   const DeviceOperands dv = upload_operands(g, 2);  // K (r) is dimension 2
   Tensor& d = outs.at("d");
@@ -63,6 +63,7 @@ void register_fp8_einsum_kernel(KernelRegistry& r) {
   e.check_shapes = {Json{{"B", 3}, {"H", 2}, {"R", 256}, {"D", 130}, {"scale", "fp32"}},
                     Json{{"B", 4}, {"H", 4}, {"R", 512}, {"D", 64}, {"scale", "packed_ue8m0"}, {"recipe", "1,1,128"}},
                     Json{{"B", 2}, {"H", 3}, {"R", 200}, {"D", 40}, {"scale", "ue8m0"}, {"c", true}}};
+  e.plan_sweeps = {einsum::einsum_plan_sweep()};
   r.add(std::move(e));
 }
 

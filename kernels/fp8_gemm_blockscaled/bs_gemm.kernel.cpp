@@ -1,7 +1,7 @@
 // Block-scaled FP8 GEMM kernel (portable fp32 FMA, no MMA): one workgroup per (N-tile, M-tile, batch); 256 threads,
 // each a 4x4 micro-tile of the BM x BN output tile. For every 128-wide K block:
 //   1. k-steps of plan.k_step: x[BM, k_step] and w[BN, k_step] fp8 codes are decoded (the arch's flavour, through
-//      kernels/quant_fp8/fp8_codec.hpp) into fp32 LDS laid out [k][row] (zero past M, N, K), barrier, each thread
+//      kernels/common/fp8_codec.hpp) into fp32 LDS laid out [k][row] (zero past M, N, K), barrier, each thread
 //      accumulates its 4x4 fp32 partial P_kb (fp8 products are exact in fp32), barrier;
 //   2. promotion: acc += (sx·sw)·P_kb for fp32 scales, or P_kb·2^(ex+ew) via ldexpf for UE8M0 (exact; 0xFF = NaN).
 // Epilogue: + c (fp32), one RNE rounding to bf16 (or fp32 store), rows < M, columns < N only.
@@ -10,14 +10,10 @@
 
 #include "kernels/fp8_gemm_blockscaled/bs_gemm_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
-
-#if defined(DSV4_BACKEND_SIM)
-#define BSG_UNROLL
-#else
-#define BSG_UNROLL _Pragma("unroll")
-#endif
+#include "kernels/common/unroll.hpp"
+#include "kernels/common/plan_errors.hpp"
 
 namespace dsv4::kernels::bsgemm {
 namespace {
@@ -92,17 +88,17 @@ __global__ void __launch_bounds__(256) bs_gemm_kernel(KParams p) {
   const bool fnuz = p.fnuz != 0;
 
   float acc[4][4];
-BSG_UNROLL
+DSV4_UNROLL
   for (int i = 0; i < 4; ++i)
-BSG_UNROLL
+DSV4_UNROLL
     for (int j = 0; j < 4; ++j) acc[i][j] = 0.f;
 
   const long long k_blocks = (p.k + 127) / 128;
   for (long long kb = 0; kb < k_blocks; ++kb) {
     float part[4][4];
-BSG_UNROLL
+DSV4_UNROLL
     for (int i = 0; i < 4; ++i)
-BSG_UNROLL
+DSV4_UNROLL
       for (int j = 0; j < 4; ++j) part[i][j] = 0.f;
     for (int s0 = 0; s0 < 128; s0 += p.k_step) {
       const long long k0 = kb * 128 + s0;
@@ -114,9 +110,9 @@ BSG_UNROLL
         const float4 a = port::lds_load_as<float4>(xs, static_cast<std::ptrdiff_t>(kk) * pa + ty * 4);
         const float4 c = port::lds_load_as<float4>(wst, static_cast<std::ptrdiff_t>(kk) * pb + tx * 4);
         const float av[4] = {a.x, a.y, a.z, a.w}, cv[4] = {c.x, c.y, c.z, c.w};
-BSG_UNROLL
+DSV4_UNROLL
         for (int i = 0; i < 4; ++i)
-BSG_UNROLL
+DSV4_UNROLL
           for (int j = 0; j < 4; ++j) part[i][j] += av[i] * cv[j];
       }
       __syncthreads();
@@ -124,16 +120,16 @@ BSG_UNROLL
     // Promotion of this block's partials with this block's scales (planted: block 0's).
     const long long g = p.variant == 1 ? 0 : kb;
     Scale sx[4], sw[4];
-BSG_UNROLL
+DSV4_UNROLL
     for (int i = 0; i < 4; ++i) {
       const long long m = m0 + ty * 4 + i;
       sx[i] = m < p.m ? load_scale(p.xs, b, m, g, p.variant) : Scale{0.f, 0};
       const long long n = n0 + tx * 4 + i;
       sw[i] = n < p.n ? load_scale(p.ws, b, n / p.w_row_block, g, p.variant) : Scale{0.f, 0};
     }
-BSG_UNROLL
+DSV4_UNROLL
     for (int i = 0; i < 4; ++i)
-BSG_UNROLL
+DSV4_UNROLL
       for (int j = 0; j < 4; ++j) {
         float v = (sx[i].s * sw[j].s) * part[i][j];
         const int e = sx[i].e + sw[j].e;
@@ -143,11 +139,11 @@ BSG_UNROLL
   }
 
   // Epilogue.
-BSG_UNROLL
+DSV4_UNROLL
   for (int i = 0; i < 4; ++i) {
     const long long m = m0 + ty * 4 + i;
     if (m >= p.m) continue;
-BSG_UNROLL
+DSV4_UNROLL
     for (int j = 0; j < 4; ++j) {
       const long long n = n0 + tx * 4 + j;
       if (n >= p.n) continue;
@@ -218,11 +214,7 @@ void launch_bs_gemm_kernel(const BsGemmPlan& plan, const BsGemmBuffers& io, port
                                     static_cast<unsigned>(plan.grid[2])),
                          port::Dim3(static_cast<unsigned>(plan.block)), plan.lds_bytes, &stream,
                          "fp8_gemm_blockscaled", std::move(ranges)};
-  try {
-    port::launch(&bs_gemm_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(&bs_gemm_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::bsgemm

@@ -41,8 +41,7 @@ ScaleKind scale_kind_of(const std::string& op, const std::string& arg, const Ten
 
 BsVariant variant_of(const std::string& op, const RunOptions& o) {
   BsVariant v{};
-  if (!parse_variant(o.variant, v))
-    throw InputError(op + ": unknown variant '" + o.variant + "' (default, scale_per_tile, e8m0_shift23)");
+  if (!parse_variant(o.variant, v)) throw unknown_variant(op, o.variant);
   return v;
 }
 

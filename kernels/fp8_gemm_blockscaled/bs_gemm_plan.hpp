@@ -20,6 +20,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::bsgemm {
 
 enum class Fp8 { e4m3fn, e4m3fnuz };
@@ -95,5 +99,8 @@ bool can_implement(const BsGemmShape& shape, const port::ArchProfile& arch, cons
 
 // LDS bytes of a tile choice (the plan's formula, exposed for the property tests).
 std::size_t lds_bytes_for(int bm, int bn, int k_step);
+
+// The plan sweep this kernel offers the AMD budget check (bs_gemm_plan_sweep.cpp).
+PlanSweep bs_gemm_plan_sweep();
 
 }  // namespace dsv4::kernels::bsgemm

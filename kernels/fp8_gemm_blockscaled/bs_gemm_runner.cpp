@@ -29,7 +29,7 @@ Json run_bs_gemm(const OpCase& c, Outputs& outs, const RunOptions& o) {
   const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const BsGemmPlan plan = make_plan(s, arch, opt);
-  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
 
   const DeviceOperands dv = upload_operands(g, 1);  // K is dimension 1
   port::DeviceBuffer dd = upload_codes(d, 4);
@@ -59,6 +59,7 @@ void register_fp8_gemm_blockscaled_kernel(KernelRegistry& r) {
                     Json{{"M", 8}, {"N", 64}, {"K", 640}, {"scale", "packed_ue8m0"}},
                     Json{{"M", 3}, {"N", 40}, {"K", 256}, {"scale", "ue8m0"}, {"w_scale", "row"}, {"c", true}},
                     Json{{"M", 7}, {"N", 129}, {"K", 128}, {"scale", "fp32_mn_major"}}};
+  e.plan_sweeps = {bsgemm::bs_gemm_plan_sweep()};
   r.add(std::move(e));
 }
 

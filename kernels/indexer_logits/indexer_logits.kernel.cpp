@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "kernels/port/hip_port.hpp"
+#include "kernels/common/plan_errors.hpp"
 #include "kernels/indexer_logits/indexer_fp8.hpp"
 #include "kernels/indexer_logits/indexer_launch_detail.hpp"
 
@@ -177,11 +178,7 @@ void do_launch(void (*kernel)(Params), const CommonPlan& plan, const char* name,
                port::Stream& stream, const Params& params, const std::string& text) {
   port::LaunchConfig cfg{port::Dim3(plan.grid[0], plan.grid[1], plan.grid[2]),
                          port::Dim3(static_cast<unsigned>(plan.block)), plan.lds_bytes, &stream, name, std::move(ranges)};
-  try {
-    port::launch(kernel, cfg, params);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + text + "]");
-  }
+  with_plan_in_errors(text, [&] { port::launch(kernel, cfg, params); });
 }
 
 }  // namespace

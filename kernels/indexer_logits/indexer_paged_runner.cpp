@@ -52,11 +52,10 @@ Json run_paged(const OpCase& c, Outputs& outs, const RunOptions& o) {
   s.clean_logits = c.attrs.value("clean_logits", false);
   s.dot_bf16 = c.attrs.value("dot", std::string("fp32")) == "bf16";
   IndexerVariant v;
-  if (!parse_variant(o.variant, v))
-    throw InputError(fmt::format("{}: unknown variant '{}' (default, mask_broadcast_heads)", kOp, o.variant));
+  if (!parse_variant(o.variant, v)) throw unknown_variant(kOp, o.variant);
   const port::ArchProfile& arch = run_arch(kOp, o);
   const PagedPlan plan = make_paged_plan(s, arch, v);
-  if (!plan.ok) throw CannotImplement(fmt::format("{} kernel cannot implement this case: {}", kOp, plan.reason));
+  require_plan(kOp, plan);
 
   const std::vector<std::uint8_t> cache_bytes = pack_codes(cache);
   const std::vector<std::int64_t> lens = int_values(ctx), table = int_values(bt);
@@ -107,6 +106,7 @@ void register_indexer_logits_paged_kernel(KernelRegistry& r) {
       Json{{"B", 2}, {"next_n", 1}, {"H", 8}, {"D", 32}, {"block_kv", 16}, {"max_context_len", 70}},
       Json{{"B", 2}, {"next_n", 4}, {"H", 4}, {"D", 64}, {"block_kv", 8}, {"max_context_len", 40}},
       Json{{"B", 1}, {"next_n", 2}, {"H", 16}, {"D", 128}, {"block_kv", 64}, {"max_context_len", 150}, {"dtype", "e4m3fnuz"}}};
+  e.plan_sweeps = {indexer::indexer_paged_plan_sweep()};
   r.add(std::move(e));
 }
 

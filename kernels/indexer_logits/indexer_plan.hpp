@@ -15,6 +15,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::indexer {
 
 enum class Fp8 { e4m3fn, e4m3fnuz };  // format of q and of the keys (the op's dtype attribute, not the arch's)
@@ -98,5 +102,9 @@ IndexerPlan make_indexer_plan(const IndexerShape& s, const port::ArchProfile& ar
 PagedPlan make_paged_plan(const PagedShape& s, const port::ArchProfile& arch, IndexerVariant v = IndexerVariant::fixed);
 bool can_implement(const IndexerShape& s, const port::ArchProfile& arch);
 bool can_implement(const PagedShape& s, const port::ArchProfile& arch);
+
+// The plan sweeps this kernel offers the AMD budget check (indexer_plan_sweep.cpp).
+PlanSweep indexer_plan_sweep();
+PlanSweep indexer_paged_plan_sweep();
 
 }  // namespace dsv4::kernels::indexer

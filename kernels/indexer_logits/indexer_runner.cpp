@@ -56,11 +56,10 @@ Json run_indexer(const OpCase& c, Outputs& outs, const RunOptions& o) {
   for (std::size_t j = 0; j < sfv.size(); ++j)
     require(sfv[j] >= 0, "kv_sf", fmt::format("kv_sf[{}] = {} must be >= 0 (applied after the ReLU)", j, sfv[j]));
   IndexerVariant v;
-  if (!parse_variant(o.variant, v))
-    throw InputError(fmt::format("{}: unknown variant '{}' (default, ke_off_by_one)", kOp, o.variant));
+  if (!parse_variant(o.variant, v)) throw unknown_variant(kOp, o.variant);
   const port::ArchProfile& arch = run_arch(kOp, o);
   const IndexerPlan plan = make_indexer_plan(s, arch, v);
-  if (!plan.ok) throw CannotImplement(fmt::format("{} kernel cannot implement this case: {}", kOp, plan.reason));
+  require_plan(kOp, plan);
   Tensor& out = outs.at("logits");
   require(out.dim() == 2 && out.size(0) == s.s && out.size(1) == plan.width && out.dtype() == DType::F32, "logits",
           fmt::format("output must be F32 [S, {}]", plan.width));
@@ -93,6 +92,7 @@ void register_indexer_logits_kernel(KernelRegistry& r) {
   e.check_shapes = {Json{{"S", 5}, {"S_kv", 37}, {"H", 8}, {"D", 32}},
                     Json{{"S", 3}, {"S_kv", 150}, {"H", 16}, {"D", 128}},
                     Json{{"S", 3}, {"S_kv", 20}, {"H", 4}, {"D", 64}, {"dtype", "e4m3fnuz"}}};
+  e.plan_sweeps = {indexer::indexer_plan_sweep()};
   r.add(std::move(e));
 }
 

@@ -2,7 +2,7 @@
 // For each group of the head: lane l rotates dims l, l + W, ... (a rope dim loads its pair partner too; the
 // rotation is a·c + b·s / b·c − a·s in float64 from exact products, rounded once to fp32), NaN-propagating amax by
 // a butterfly over all warpSize lanes, the recipe's scale (kernels/quant_fp8/fp8_scale_rule.hpp), then a second
-// pass recomputes the rotation and stores the e4m3 codes (kernels/quant_fp8/fp8_codec.hpp) at [g, t, off + d].
+// pass recomputes the rotation and stores the e4m3 codes (kernels/common/fp8_codec.hpp) at [g, t, off + d].
 // Lane 0 stores the fp32 scale per group (mn_major) or one word of 4 UE8M0 bytes per head (packed_ue8m0); the
 // item of the last token also zeroes the align(T,4) padding rows of its scale columns.
 // The forward_rotation variant applies the forward rotation (the bug zoo's sign mix-up).
@@ -10,7 +10,8 @@
 
 #include "kernels/inv_rope_fp8_quant/inv_rope_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
+#include "kernels/common/plan_errors.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
 #include "kernels/quant_fp8/quant_kernel_params.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
@@ -140,11 +141,7 @@ void launch_inv_rope_kernel(const InvRopePlan& plan, const InvRopeBuffers& io, p
       {port::reads(io.o, plan.out_bytes * 2, "o"), port::reads(io.positions, T * (p.pos_i32 ? 4 : 8), "positions"),
        port::reads(io.cos_sin, static_cast<std::size_t>(plan.shape.max_pos * plan.options.rope_dim) * 4, "cos_sin_cache"),
        port::writes(io.o_fp8, plan.out_bytes, "o_fp8"), port::writes(io.scales, plan.scale_bytes, "o_scale")}};
-  try {
-    port::launch(inv_rope_fp8_quant_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(inv_rope_fp8_quant_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::inv_rope

@@ -22,6 +22,10 @@
 #include "kernels/port/arch.hpp"
 #include "kernels/quant_fp8/quant_plan.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::inv_rope {
 
 using quant::Fp8;
@@ -97,5 +101,8 @@ const char* variant_name(InvRopeVariant v);
 std::optional<InvRopeVariant> parse_inv_rope_variant(const std::string& s);
 // "interleaved" | "neox"; nullopt for anything else.
 std::optional<Pairing> parse_pairing(const std::string& s);
+
+// The plan sweep this kernel offers the AMD budget check (inv_rope_plan_sweep.cpp).
+PlanSweep inv_rope_plan_sweep();
 
 }  // namespace dsv4::kernels::inv_rope

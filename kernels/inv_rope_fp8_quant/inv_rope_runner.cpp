@@ -44,12 +44,12 @@ Json run_inv_rope(const OpCase& c, Outputs& outs, const RunOptions& o) {
                           "' (implemented: interleaved, neox)");
   opt.pairing = *pr;
   const auto v = parse_inv_rope_variant(o.variant);
-  if (!v) throw InputError(std::string(kOp) + ": unknown variant '" + o.variant + "' (default, forward_rotation)");
+  if (!v) throw unknown_variant(kOp, o.variant);
   opt.variant = *v;
   const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const InvRopePlan plan = make_inv_rope_plan(shape, arch, opt);
-  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
   if (cache.size(1) != opt.rope_dim)
     throw InputError(fmt::format("{}: argument 'cos_sin_cache' must have rope_dim = {} columns, has {}", kOp,
                                  opt.rope_dim, cache.size(1)));
@@ -89,6 +89,7 @@ void register_inv_rope_fp8_quant_kernel(KernelRegistry& r) {
   e.variants = {"default", "forward_rotation"};
   e.run = run_inv_rope;
   e.check_shapes = {Json{{"T", 5}, {"H", 8}, {"max_pos", 64}}, Json{{"T", 3}, {"H", 4}, {"n_groups", 2}, {"max_pos", 32}}};
+  e.plan_sweeps = {inv_rope::inv_rope_plan_sweep()};
   r.add(std::move(e));
 }
 

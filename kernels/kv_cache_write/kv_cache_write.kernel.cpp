@@ -11,8 +11,9 @@
 
 #include "kernels/kv_cache_write/kv_write_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
+#include "kernels/common/plan_errors.hpp"
 
 namespace dsv4::kernels::kvw {
 namespace {
@@ -161,11 +162,7 @@ void launch_kv_write_kernel(const KvWritePlan& plan, const KvWriteBuffers& io, p
                          0, &stream, p.buggy_negative ? "kv_cache_write<python_negative_slot>" : "kv_cache_write",
                          {port::reads(io.kv, kv_bytes, "kv"), port::reads(io.slots, slot_bytes, "slot_mapping"),
                           port::reads_writes(io.cache, cache_bytes, "k_cache")}};
-  try {
-    port::launch(kv_cache_write_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(kv_cache_write_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::kvw

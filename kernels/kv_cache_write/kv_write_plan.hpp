@@ -18,6 +18,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::kvw {
 
 enum class Layout { v32, model1 };
@@ -93,5 +97,8 @@ const char* recipe_name(Recipe r);
 const char* variant_name(KvWriteVariant v);
 std::optional<Recipe> parse_recipe(const std::string& s);
 std::optional<KvWriteVariant> parse_kv_write_variant(const std::string& s);
+
+// The plan sweep this kernel offers the AMD budget check (kv_write_plan_sweep.cpp).
+PlanSweep kv_write_plan_sweep();
 
 }  // namespace dsv4::kernels::kvw

@@ -48,12 +48,12 @@ Json run_kv_write(const OpCase& c, Outputs& outs, const RunOptions& o) {
   opt.recipe = *recipe;
   opt.fp8 = c.attrs.value("fp8_format", std::string("e4m3fn")) == "e4m3fnuz" ? Fp8::e4m3fnuz : Fp8::e4m3fn;
   const auto v = parse_kv_write_variant(o.variant);
-  if (!v) throw InputError("kv_cache_write: unknown variant '" + o.variant + "' (default, python_negative_slot)");
+  if (!v) throw unknown_variant("kv_cache_write", o.variant);
   opt.variant = *v;
   const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const KvWritePlan plan = make_kv_write_plan(shape, arch, opt);
-  if (!plan.ok) throw CannotImplement("kv_cache_write kernel cannot implement this case: " + plan.reason);
+  require_plan("kv_cache_write", plan);
 
   // Slots: the runner's own precondition check (duplicates).
   const Tensor sc = slots.contiguous();
@@ -115,6 +115,7 @@ void register_kv_cache_write_kernel(KernelRegistry& r) {
       Json{{"n_tokens", 12}, {"d_qk", 512}, {"block_size", 5}, {"num_blocks", 3}},
       Json{{"n_tokens", 8}, {"d_qk", 512}, {"block_size", 64}, {"num_blocks", 1}, {"recipe", "flashmla-kv-test"},
            {"slot_dtype", "I32"}}};
+  e.plan_sweeps = {kvw::kv_write_plan_sweep()};
   r.add(std::move(e));
 }
 

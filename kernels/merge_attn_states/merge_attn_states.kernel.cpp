@@ -1,6 +1,6 @@
 // merge_attn_states kernel (ops.md §1): one thread per 16-byte pack of one (token, head) row. The thread loads
 // both LSEs through their real strides, maps +inf to -inf (pos_inf_empty), and
-//   t >= ptc          : output = suffix (raw 16-byte copy, or fp8 cast), lse = raw suffix lse;
+//   t >= merged_tokens: output = suffix (raw 16-byte copy, or fp8 cast), lse = raw suffix lse;
 //   NaN in an lse     : output NaN, lse NaN;
 //   both empty (-inf) : zeros or a copy of the prefix pack, lse -inf;
 //   else              : fp32 weights e^(p-m)/d, e^(s-m)/d; a zero weight skips its side (0 * garbage is not NaN);
@@ -12,23 +12,27 @@
 
 #include "kernels/merge_attn_states/merge_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
+#include "kernels/common/plan_errors.hpp"
 
 namespace dsv4::kernels::merge {
 namespace {
 
+enum class OutFormat : int { input_dtype, e4m3fn, e4m3fnuz };  // the output's element format
+
 struct MParams {
   const uint4* prefix;
   const uint4* suffix;
-  const float* plse;
-  const float* slse;
+  const float* prefix_lse;
+  const float* suffix_lse;
   void* out;
   float* out_lse;
-  long long t, h, hs, pph, threads, ptc;
-  long long psh, pst, ssh, sst;
+  long long t, h, head_stride, packs_per_head, threads;
+  long long merged_tokens;  // tokens [0, merged_tokens) are merged, the rest copy the suffix
+  long long prefix_lse_stride_h, prefix_lse_stride_t, suffix_lse_stride_h, suffix_lse_stride_t;  // elements
   float inv_scale, fp8_max;
-  int fp8;    // 0: same dtype output; 1: e4m3fn; 2: e4m3fnuz
+  OutFormat out_format;
   int copy_prefix, pos_inf_empty, buggy;
 };
 
@@ -67,7 +71,7 @@ __device__ __forceinline__ uint4 pack_same(const float* f) {
 template <int E>
 __device__ __forceinline__ void store_pack(const MParams& p, long long elem_off, const float* f) {
   constexpr int N = E == 0 ? 4 : 8;
-  if (p.fp8 == 0) {
+  if (p.out_format == OutFormat::input_dtype) {
     port::global_store(static_cast<uint4*>(p.out) + elem_off / N, pack_same<E>(f));
     return;
   }
@@ -75,7 +79,7 @@ __device__ __forceinline__ void store_pack(const MParams& p, long long elem_off,
   for (int i = 0; i < N; ++i) {
     float y = f[i] * p.inv_scale;
     if (fabsf(y) > p.fp8_max) y = copysignf(p.fp8_max, y);
-    w[i / 4] |= static_cast<unsigned>(fp8::encode_e4m3(y, p.fp8 == 2, true)) << (8 * (i % 4));
+    w[i / 4] |= static_cast<unsigned>(fp8::encode_e4m3(y, p.out_format == OutFormat::e4m3fnuz, true)) << (8 * (i % 4));
   }
   if constexpr (N == 8) port::global_store(static_cast<uint2*>(p.out) + elem_off / 8, make_uint2(w[0], w[1]));
   else port::global_store(static_cast<unsigned*>(p.out) + elem_off / 4, w[0]);
@@ -86,18 +90,18 @@ __global__ void __launch_bounds__(128) merge_kernel(MParams p) {
   constexpr int N = E == 0 ? 4 : 8;
   const long long idx = static_cast<long long>(blockIdx.x) * blockDim.x + threadIdx.x;
   if (idx >= p.threads) return;
-  const long long pk = idx % p.pph;
-  const long long th = idx / p.pph;
+  const long long pk = idx % p.packs_per_head;
+  const long long th = idx / p.packs_per_head;
   const long long h = th % p.h, t = th / p.h;
-  const long long off = t * p.h * p.hs + h * p.hs + pk * N;  // element offset (a multiple of N)
-  const float p_raw = port::global_load(p.plse + h * p.psh + t * p.pst);
-  const float s_raw = port::global_load(p.slse + h * p.ssh + t * p.sst);
+  const long long off = t * p.h * p.head_stride + h * p.head_stride + pk * N;  // element offset (a multiple of N)
+  const float p_raw = port::global_load(p.prefix_lse + h * p.prefix_lse_stride_h + t * p.prefix_lse_stride_t);
+  const float s_raw = port::global_load(p.suffix_lse + h * p.suffix_lse_stride_h + t * p.suffix_lse_stride_t);
   const uint4 sv = port::global_load(p.suffix + off / N);
   float out[N];
   float lse;
-  if (t >= p.ptc) {
+  if (t >= p.merged_tokens) {
     lse = s_raw;
-    if (p.fp8 == 0) {
+    if (p.out_format == OutFormat::input_dtype) {
       port::global_store(static_cast<uint4*>(p.out) + off / N, sv);  // bit copy
     } else {
       unpack<E>(sv, out);
@@ -117,7 +121,7 @@ __global__ void __launch_bounds__(128) merge_kernel(MParams p) {
       store_pack<E>(p, off, out);
     } else if (!p.buggy && ps == -kInf && ss == -kInf) {
       lse = -kInf;
-      if (p.copy_prefix && p.fp8 == 0) {
+      if (p.copy_prefix && p.out_format == OutFormat::input_dtype) {
         port::global_store(static_cast<uint4*>(p.out) + off / N, pv);  // bit copy, garbage included
       } else {
         if (p.copy_prefix) unpack<E>(pv, out);
@@ -152,30 +156,32 @@ void launch_merge_kernel(const MergePlan& plan, const MergeBuffers& io, port::St
   MParams p{};
   p.prefix = static_cast<const uint4*>(io.prefix);
   p.suffix = static_cast<const uint4*>(io.suffix);
-  p.plse = io.prefix_lse;
-  p.slse = io.suffix_lse;
+  p.prefix_lse = io.prefix_lse;
+  p.suffix_lse = io.suffix_lse;
   p.out = io.output;
   p.out_lse = plan.options.output_lse ? io.output_lse : nullptr;
   p.t = s.t;
   p.h = s.h;
-  p.hs = s.hs();
-  p.pph = plan.packs_per_head;
+  p.head_stride = s.hs();
+  p.packs_per_head = plan.packs_per_head;
   p.threads = plan.threads;
-  p.ptc = plan.ptc;
-  p.psh = s.p_lse_stride_h || s.p_lse_stride_t ? s.p_lse_stride_h : s.t;
-  p.pst = s.p_lse_stride_h || s.p_lse_stride_t ? s.p_lse_stride_t : 1;
-  p.ssh = s.s_lse_stride_h || s.s_lse_stride_t ? s.s_lse_stride_h : s.t;
-  p.sst = s.s_lse_stride_h || s.s_lse_stride_t ? s.s_lse_stride_t : 1;
+  p.merged_tokens = plan.merged_tokens;
+  p.prefix_lse_stride_h = s.p_lse_stride_h || s.p_lse_stride_t ? s.p_lse_stride_h : s.t;
+  p.prefix_lse_stride_t = s.p_lse_stride_h || s.p_lse_stride_t ? s.p_lse_stride_t : 1;
+  p.suffix_lse_stride_h = s.s_lse_stride_h || s.s_lse_stride_t ? s.s_lse_stride_h : s.t;
+  p.suffix_lse_stride_t = s.s_lse_stride_h || s.s_lse_stride_t ? s.s_lse_stride_t : 1;
   p.inv_scale = plan.inv_scale;
   p.fp8_max = plan.fp8_max;
-  p.fp8 = plan.options.output_scale ? (plan.options.fp8 == Fp8Out::e4m3fn ? 1 : 2) : 0;
+  p.out_format = !plan.options.output_scale              ? OutFormat::input_dtype
+                 : plan.options.fp8 == Fp8Out::e4m3fn ? OutFormat::e4m3fn
+                                                      : OutFormat::e4m3fnuz;
   p.copy_prefix = plan.options.both_empty == BothEmpty::copy_prefix;
   p.pos_inf_empty = plan.options.pos_inf_empty;
   p.buggy = plan.options.variant == MergeVariant::nan_both_empty;
   std::vector<port::BufferRange> ranges = {
       port::reads(io.prefix, plan.in_bytes, "prefix_output"), port::reads(io.suffix, plan.in_bytes, "suffix_output"),
-      port::reads(io.prefix_lse, lse_bytes(s.h, s.t, p.psh, p.pst), "prefix_lse"),
-      port::reads(io.suffix_lse, lse_bytes(s.h, s.t, p.ssh, p.sst), "suffix_lse"),
+      port::reads(io.prefix_lse, lse_bytes(s.h, s.t, p.prefix_lse_stride_h, p.prefix_lse_stride_t), "prefix_lse"),
+      port::reads(io.suffix_lse, lse_bytes(s.h, s.t, p.suffix_lse_stride_h, p.suffix_lse_stride_t), "suffix_lse"),
       port::writes(io.output, plan.out_bytes, "output")};
   if (p.out_lse) ranges.push_back(port::writes(p.out_lse, static_cast<std::size_t>(s.h * s.t) * 4, "output_lse"));
   void (*kernel)(MParams) = s.dtype == ElemType::f32 ? &merge_kernel<0>
@@ -183,11 +189,7 @@ void launch_merge_kernel(const MergePlan& plan, const MergeBuffers& io, port::St
   const char* name = p.buggy ? "merge_attn_states<nan_both_empty>" : "merge_attn_states";
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(plan.grid)), port::Dim3(static_cast<unsigned>(plan.block)),
                          0, &stream, name, std::move(ranges)};
-  try {
-    port::launch(kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::merge

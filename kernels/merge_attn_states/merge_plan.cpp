@@ -20,9 +20,9 @@ std::optional<MergeVariant> parse_merge_variant(const std::string& s) {
 
 std::string MergePlan::describe() const {
   const char* dt = shape.dtype == ElemType::f32 ? "f32" : (shape.dtype == ElemType::f16 ? "f16" : "bf16");
-  return fmt::format("merge_attn_states {} T={} H={} D={} head_stride={} {} pack={} ptc={} out={} both_empty={} "
-                     "grid={} block={} variant={}{}",
-                     port::profile(arch).name, shape.t, shape.h, shape.d, shape.hs(), dt, pack, ptc,
+  return fmt::format("merge_attn_states {} T={} H={} D={} head_stride={} {} pack={} merged_tokens={} out={} "
+                     "both_empty={} grid={} block={} variant={}{}",
+                     port::profile(arch).name, shape.t, shape.h, shape.d, shape.hs(), dt, pack, merged_tokens,
                      options.output_scale ? (options.fp8 == Fp8Out::e4m3fn ? "e4m3fn" : "e4m3fnuz") : dt,
                      options.both_empty == BothEmpty::zeros ? "zeros" : "copy_prefix", grid, block,
                      variant_name(options.variant), ok ? "" : " REFUSED: " + reason);
@@ -46,9 +46,9 @@ MergePlan make_merge_plan(const MergeShape& s, const port::ArchProfile& arch, co
                               "misaligned", s.hs(), p.pack));
   for (std::int64_t st : {s.p_lse_stride_h, s.p_lse_stride_t, s.s_lse_stride_h, s.s_lse_stride_t})
     if (st < 0) return refuse(p, "negative LSE strides are not supported");
-  p.ptc = opt.prefill_tokens_with_context.value_or(s.t);
-  if (p.ptc < 0 || p.ptc > s.t)
-    return refuse(p, fmt::format("prefill_tokens_with_context = {} must lie in [0, T = {}]", p.ptc, s.t));
+  p.merged_tokens = opt.prefill_tokens_with_context.value_or(s.t);
+  if (p.merged_tokens < 0 || p.merged_tokens > s.t)
+    return refuse(p, fmt::format("prefill_tokens_with_context = {} must lie in [0, T = {}]", p.merged_tokens, s.t));
   if (opt.output_scale) {
     if (!(std::isfinite(*opt.output_scale) && *opt.output_scale > 0))
       return refuse(p, fmt::format("output_scale = {} must be finite and > 0", *opt.output_scale));

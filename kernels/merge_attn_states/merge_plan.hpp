@@ -11,6 +11,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::merge {
 
 enum class ElemType { f32, f16, bf16 };
@@ -57,7 +61,7 @@ struct MergePlan {
   int pack = 8;                      // elements per 16-byte input pack
   std::int64_t packs_per_head = 0;   // d / pack
   std::int64_t threads = 0;          // t * h * packs_per_head
-  std::int64_t ptc = 0;              // tokens merged (the rest copy the suffix)
+  std::int64_t merged_tokens = 0;    // tokens merged (the rest copy the suffix)
   float inv_scale = 1.f;             // fl32(1 / output_scale)
   float fp8_max = 448.f;
   std::int64_t grid = 1;
@@ -75,5 +79,8 @@ bool can_implement(const MergeShape& shape, const port::ArchProfile& arch, const
 
 const char* variant_name(MergeVariant v);
 std::optional<MergeVariant> parse_merge_variant(const std::string& s);
+
+// The plan sweep this kernel offers the AMD budget check (merge_plan_sweep.cpp).
+PlanSweep merge_plan_sweep();
 
 }  // namespace dsv4::kernels::merge

@@ -90,14 +90,14 @@ Json run_merge(const OpCase& c, Outputs& outs, const RunOptions& o) {
                                                                                       : BothEmpty::zeros;
   opt.pos_inf_empty = c.attrs.value("pos_inf_lse", std::string("empty")) != "raw";
   const auto v = parse_merge_variant(o.variant);
-  if (!v) throw InputError(std::string(kOp) + ": unknown variant '" + o.variant + "' (default, nan_both_empty)");
+  if (!v) throw unknown_variant(kOp, o.variant);
   opt.variant = *v;
   Tensor& out = outs.at("output");
   Tensor* out_lse = outs.count("output_lse") ? &outs.at("output_lse") : nullptr;
   opt.output_lse = out_lse != nullptr;
   const port::ArchProfile& arch = run_arch(kOp, o);
   const MergePlan plan = make_merge_plan(s, arch, opt);
-  if (!plan.ok) throw kernels::CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
 
   const std::int64_t T = s.t, H = s.h, D = s.d, hs = s.hs();
   port::DeviceBuffer dp = upload_vector(pack_heads(P, hs, nan_code(P.dtype())), 16);
@@ -150,6 +150,7 @@ void register_merge_attn_states_kernel(KernelRegistry& r) {
   e.run = run_merge;
   e.check_shapes = {Json{{"T", 6}, {"H", 8}, {"D", 128}},
                     Json{{"T", 5}, {"H", 3}, {"D", 64}, {"dtype", "F32"}, {"pad", 16}, {"prefill_tokens_with_context", 3}}};
+  e.plan_sweeps = {merge::merge_plan_sweep()};
   r.add(std::move(e));
 }
 

@@ -20,6 +20,10 @@
 #include "kernels/port/arch.hpp"
 #include "kernels/quant_fp8/quant_plan.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::block_quant {
 
 using quant::Fp8;
@@ -96,5 +100,8 @@ bool can_implement(const BlockQuantShape& shape, const port::ArchProfile& arch, 
 
 const char* variant_name(BlockQuantVariant v);
 std::optional<BlockQuantVariant> parse_block_quant_variant(const std::string& s);
+
+// The plan sweep this kernel offers the AMD budget check (per_block_plan_sweep.cpp).
+PlanSweep per_block_plan_sweep();
 
 }  // namespace dsv4::kernels::block_quant

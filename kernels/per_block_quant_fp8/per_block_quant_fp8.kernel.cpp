@@ -4,13 +4,14 @@
 // columns; the (row, column) of the next element is advanced incrementally, no division per element), a NaN-propagating thread amax, a butterfly __shfl_xor over all warpSize lanes, lane 0 of each wave
 // writes its partial to LDS, and after a barrier thread 0 reduces blockDim/warpSize partials (the run-time wave
 // count: 4 on wave 64, 8 on wave 32) and broadcasts through LDS. Every thread then derives the same recipe scale
-// (kernels/quant_fp8/fp8_scale_rule.hpp) and casts its elements (kernels/quant_fp8/fp8_codec.hpp).
+// (kernels/quant_fp8/fp8_scale_rule.hpp) and casts its elements (kernels/common/fp8_codec.hpp).
 // The wave64_lds_reduction variant reduces blockDim/64 partials: complete on wave 64, half the tile on wave 32.
 #include <cmath>
 
 #include "kernels/per_block_quant_fp8/per_block_launch_detail.hpp"
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
+#include "kernels/common/plan_errors.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
 #include "kernels/quant_fp8/quant_kernel_params.hpp"
 
@@ -133,11 +134,7 @@ void launch_block_quant_kernel(const BlockQuantPlan& plan, const BlockQuantBuffe
                          0, &stream, p.buggy ? "per_block_quant_fp8<wave64_lds_reduction>" : "per_block_quant_fp8",
                          {port::reads(io.w, nk * esz, "w"), port::writes(io.w_q, nk, "w_q"),
                           port::writes(io.scales, plan.scale_bytes, "w_s")}};
-  try {
-    port::launch(per_block_quant_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(per_block_quant_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::block_quant

@@ -28,12 +28,12 @@ Json run_block_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   BlockQuantOptions opt;
   quant::read_recipe_attrs(c, opt);
   const auto v = parse_block_quant_variant(o.variant);
-  if (!v) throw InputError(std::string(kOp) + ": unknown variant '" + o.variant + "' (default, wave64_lds_reduction)");
+  if (!v) throw unknown_variant(kOp, o.variant);
   opt.variant = *v;
   const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const BlockQuantPlan plan = make_block_quant_plan(shape, arch, opt);
-  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
 
   Tensor& wq = outs.at("w_q");
   Tensor& ws = outs.at("w_s");
@@ -70,6 +70,7 @@ void register_per_block_quant_fp8_kernel(KernelRegistry& r) {
   e.variants = {"default", "wave64_lds_reduction"};
   e.run = run_block_quant;
   e.check_shapes = {Json{{"N", 130}, {"K", 300}, {"dtype", "bf16"}}, Json{{"N", 64}, {"K", 200}, {"dtype", "fp32"}}};
+  e.plan_sweeps = {block_quant::per_block_plan_sweep()};
   r.add(std::move(e));
 }
 

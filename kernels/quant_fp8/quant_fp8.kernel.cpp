@@ -7,7 +7,8 @@
 #include <cmath>
 
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
+#include "kernels/common/plan_errors.hpp"
 #include "kernels/quant_fp8/fp8_scale_rule.hpp"
 #include "kernels/quant_fp8/quant_kernel_params.hpp"
 #include "kernels/quant_fp8/quant_launch_detail.hpp"
@@ -107,11 +108,7 @@ void launch_quant_kernel(const QuantPlan& plan, const QuantBuffers& io, port::St
                          0, &stream, p.buggy ? "per_token_group_quant_fp8<wave32_reduction>" : "per_token_group_quant_fp8",
                          {port::reads(io.x, mk * esz, "x"), port::writes(io.x_q, mk, "x_q"),
                           port::writes(io.scales, plan.scale_bytes, "x_s")}};
-  try {
-    port::launch(quant_fp8_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(quant_fp8_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::quant

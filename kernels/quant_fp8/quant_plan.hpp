@@ -16,6 +16,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::quant {
 
 enum class InputType { bf16, f16, f32 };
@@ -126,5 +130,8 @@ void copy_resolved_recipe(Plan& p, const QuantPlan& qp) {
   p.saturate = qp.saturate;
   p.pow2_scale = qp.pow2_scale;
 }
+
+// The plan sweep this kernel offers the AMD budget check (quant_plan_sweep.cpp).
+PlanSweep quant_plan_sweep();
 
 }  // namespace dsv4::kernels::quant

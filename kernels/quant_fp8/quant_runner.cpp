@@ -27,12 +27,12 @@ Json run_quant(const OpCase& c, Outputs& outs, const RunOptions& o) {
   QuantOptions opt;
   read_recipe_attrs(c, opt);
   const auto v = parse_quant_variant(o.variant);
-  if (!v) throw InputError("per_token_group_quant_fp8: unknown variant '" + o.variant + "' (default, wave32_reduction)");
+  if (!v) throw unknown_variant("per_token_group_quant_fp8", o.variant);
   opt.variant = *v;
   const port::ArchProfile& arch = run_arch("per_token_group_quant_fp8", o);
   opt.wave_size = effective_wave_size(arch);
   const QuantPlan plan = make_quant_plan(shape, arch, opt);
-  if (!plan.ok) throw kernels::CannotImplement("per_token_group_quant_fp8 kernel cannot implement this case: " + plan.reason);
+  require_plan("per_token_group_quant_fp8", plan);
 
   Tensor& xq = outs.at("x_q");
   Tensor& xs = outs.at("x_s");
@@ -68,6 +68,7 @@ void register_per_token_group_quant_fp8_kernel(KernelRegistry& r) {
   e.variants = {"default", "wave32_reduction"};
   e.run = run_quant;
   e.check_shapes = {Json{{"M", 5}, {"K", 384}, {"dtype", "bf16"}}, Json{{"M", 4}, {"K", 200}, {"dtype", "fp32"}}};
+  e.plan_sweeps = {quant::quant_plan_sweep()};
   r.add(std::move(e));
 }
 

@@ -149,6 +149,11 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
 
 }  // namespace
 
+namespace skinny {  // skinny_plan_sweep.cpp
+PlanSweep skinny_plan_sweep();
+Json onto_plan_boundaries(std::mt19937_64& rng, Json shape);
+}  // namespace skinny
+
 void register_skinny_gemm_kernel(KernelRegistry& r) {
   KernelEntry e;
   e.op = kOp;
@@ -157,6 +162,8 @@ void register_skinny_gemm_kernel(KernelRegistry& r) {
   e.run = run_skinny;
   e.check_shapes = {Json{{"N", 13}, {"K", 520}, {"M", 32}, {"dtype", "bf16"}, {"bias", "m"}},
                     Json{{"N", 65}, {"K", 1032}, {"M", 24}, {"Kap", 1048}, {"dtype", "fp16"}, {"bias", "nm"}}};
+  e.plan_sweeps = {skinny::skinny_plan_sweep()};
+  e.onto_plan_boundaries = skinny::onto_plan_boundaries;
   r.add(std::move(e));
 }
 

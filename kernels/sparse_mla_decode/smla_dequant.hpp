@@ -5,7 +5,7 @@
 #pragma once
 #include <cstdint>
 
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
 
 namespace dsv4::kernels::smla {

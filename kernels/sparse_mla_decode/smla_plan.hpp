@@ -23,6 +23,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::smla {
 
 enum class Layout { v32, model1 };  // V32_FP8Sparse (d_qk 576, 656 B/token), MODEL1_FP8Sparse (d_qk 512, 584 B/token)
@@ -120,5 +124,9 @@ SmlaPlan make_plan(const SmlaShape& shape, const port::ArchProfile& arch, const 
 bool can_implement(const SmlaShape& shape, const port::ArchProfile& arch, const SmlaOptions& opt = {});
 // Bytes of caller-owned workspace the launch needs (0 when the plan refuses; check can_implement first).
 std::size_t get_workspace_size(const SmlaShape& shape, const port::ArchProfile& arch, const SmlaOptions& opt = {});
+
+// The plan sweeps this kernel offers the AMD budget check (smla_plan_sweep.cpp).
+PlanSweep smla_split_plan_sweep();
+PlanSweep smla_combine_plan_sweep();
 
 }  // namespace dsv4::kernels::smla

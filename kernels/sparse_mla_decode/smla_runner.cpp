@@ -56,9 +56,7 @@ Json run_sparse_mla_decode_case(const OpCase& c, Outputs& outs, const RunOptions
     throw CannotImplement(std::string(kOp) + " kernel decodes E8M0 exactly; e8m0_decode=shift23 is the bug model "
                                              "(variant e8m0_shift23)");
   const auto v = parse_variant(o.variant);
-  if (!v)
-    throw InputError(std::string(kOp) + ": unknown variant '" + o.variant +
-                     "' (default, gather_invalid_rows, combine_no_inf_guard, e8m0_shift23)");
+  if (!v) throw unknown_variant(kOp, o.variant);
   tuning.variant = *v;
 
   const Tensor& q = c.in("q");
@@ -90,7 +88,7 @@ Json run_sparse_mla_decode_case(const OpCase& c, Outputs& outs, const RunOptions
   }
   const port::ArchProfile& arch = run_arch(kOp, o);
   const SmlaPlan plan = make_plan(s, arch, tuning);
-  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
 
   auto dev = [](const Tensor& t) { return upload_codes(t, 16); };
   port::DeviceBuffer dq_ = dev(q), didx = dev(idx);
@@ -167,6 +165,7 @@ void register_sparse_mla_decode_kernel(KernelRegistry& r) {
       Json{{"b", 2}, {"s_q", 1}, {"h_q", 4}, {"d_qk", 576}, {"block_size", 61}, {"num_blocks", 3}, {"topk", 64}},
       Json{{"b", 1}, {"s_q", 2}, {"h_q", 8}, {"d_qk", 512}, {"block_size", 64}, {"num_blocks", 2}, {"topk", 48},
            {"extra_topk", 32}, {"extra_num_blocks", 2}}};
+  e.plan_sweeps = {smla::smla_split_plan_sweep(), smla::smla_combine_plan_sweep()};
   r.add(std::move(e));
 }
 

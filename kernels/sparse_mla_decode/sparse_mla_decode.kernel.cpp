@@ -20,14 +20,10 @@
 #include <vector>
 
 #include "kernels/port/hip_port.hpp"
+#include "kernels/common/unroll.hpp"
+#include "kernels/common/plan_errors.hpp"
 #include "kernels/sparse_mla_decode/smla_dequant.hpp"
 #include "kernels/sparse_mla_decode/smla_launch_detail.hpp"
-
-#if defined(DSV4_BACKEND_SIM)
-#define SMLA_UNROLL
-#else
-#define SMLA_UNROLL _Pragma("unroll")
-#endif
 
 namespace dsv4::kernels::smla {
 namespace {
@@ -67,7 +63,7 @@ __device__ __forceinline__ float hi_bf16(unsigned w) { return fp8::bits_f32(w & 
 // a + Σ_i x_i·y_i over the 8 bf16 pairs of two 16-byte packs, in fixed order.
 __device__ __forceinline__ float dot8(const uint4& x, const uint4& y, float a) {
   const unsigned xs[4] = {x.x, x.y, x.z, x.w}, ys[4] = {y.x, y.y, y.z, y.w};
-  SMLA_UNROLL
+  DSV4_UNROLL
   for (int i = 0; i < 4; ++i) {
     a += lo_bf16(xs[i]) * lo_bf16(ys[i]);
     a += hi_bf16(xs[i]) * hi_bf16(ys[i]);
@@ -82,7 +78,7 @@ __device__ __forceinline__ float nan_max(float a, float b) { return (a != a || b
 __device__ __forceinline__ uint4 dequant8(const uint2& codes, bool fnuz, float scale_bf16) {
   const unsigned ws[2] = {codes.x, codes.y};
   unsigned o[4];
-  SMLA_UNROLL
+  DSV4_UNROLL
   for (int i = 0; i < 4; ++i) {
     const unsigned w = ws[i / 2] >> (16 * (i % 2));
     o[i] = dequant_bf16(w & 0xffu, fnuz, scale_bf16) | (dequant_bf16((w >> 8) & 0xffu, fnuz, scale_bf16) << 16);
@@ -129,7 +125,7 @@ __global__ void __launch_bounds__(256) smla_split_kernel(SParams p) {
   const int d0 = (tid % p.tph) * DPT;
   const bool my_active = h0 + my_h < p.h_q;
   float acc[DPT];
-  SMLA_UNROLL
+  DSV4_UNROLL
   for (int i = 0; i < DPT; ++i) acc[i] = 0.f;
   const int nope_chunks = p.v32 ? 64 : 56;
   const int cpr = p.d_qk / 8;
@@ -222,15 +218,15 @@ __global__ void __launch_bounds__(256) smla_split_kernel(SParams p) {
     // 5. PV.
     if (my_active) {
       const float alpha = sst[3 * my_h + 2];
-      SMLA_UNROLL
+      DSV4_UNROLL
       for (int i = 0; i < DPT; ++i) acc[i] *= alpha;
       for (int j = 0; j < p.kt; ++j) {
         const float pj = sp[my_h * p.kt + j];
-        SMLA_UNROLL
+        DSV4_UNROLL
         for (int c = 0; c < DPT / 8; ++c) {
           const uint4 v = port::lds_load_as<uint4>(skv, static_cast<std::ptrdiff_t>(j) * p.d_qk + d0 + c * 8);
           const unsigned ws[4] = {v.x, v.y, v.z, v.w};
-          SMLA_UNROLL
+          DSV4_UNROLL
           for (int i = 0; i < 4; ++i) {
             acc[c * 8 + 2 * i] += pj * lo_bf16(ws[i]);
             acc[c * 8 + 2 * i + 1] += pj * hi_bf16(ws[i]);
@@ -247,7 +243,7 @@ __global__ void __launch_bounds__(256) smla_split_kernel(SParams p) {
     if (l != 0.f) {  // an empty split (no valid position) writes only its -inf lse
       const float inv = 1.f / l;
       float4* dst = reinterpret_cast<float4*>(p.ws_out + part * kDv + d0);
-      SMLA_UNROLL
+      DSV4_UNROLL
       for (int c = 0; c < DPT / 4; ++c)
         port::global_store(dst + c, make_float4(acc[4 * c] * inv, acc[4 * c + 1] * inv, acc[4 * c + 2] * inv,
                                                 acc[4 * c + 3] * inv));
@@ -389,12 +385,10 @@ void launch_smla_kernels(const SmlaPlan& plan, const SmlaBuffers& io, void* work
                               port::Dim3(kCombineThreads), 0, &stream,
                               cp.buggy ? "sparse_mla_decode_combine<no_inf_guard>" : "sparse_mla_decode_combine",
                               std::move(r2)};
-  try {
+  with_plan_in_errors(plan.describe(), [&] {
     port::launch(split, c1, p);
     port::launch(&smla_combine_kernel, c2, cp);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  });
 }
 
 }  // namespace dsv4::kernels::smla

@@ -14,18 +14,14 @@
 // Variants (bug zoo): clamp_invalid loads clamped rows for invalid slots (P = 0 still), drop_sink ignores the sink,
 // log2_lse writes release-1408756 lse/max_logits (log2 units, lonely lse -inf).
 #include "kernels/port/hip_port.hpp"
+#include "kernels/common/unroll.hpp"
+#include "kernels/common/plan_errors.hpp"
 
 #include <cmath>
 #include <cstring>
 
 #include "kernels/common/bf16_fp16_convert.hpp"
 #include "kernels/sparse_mla_prefill/sparse_prefill_launch_detail.hpp"
-
-#if defined(DSV4_BACKEND_SIM)
-#define PREFILL_UNROLL
-#else
-#define PREFILL_UNROLL _Pragma("unroll")
-#endif
 
 namespace dsv4::kernels::sparse_prefill {
 namespace {
@@ -57,7 +53,7 @@ __device__ __forceinline__ float neg_inf() { return f32_of_bits(0xff800000u); }
 
 __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
   const unsigned w[4] = {v.x, v.y, v.z, v.w};
-PREFILL_UNROLL
+DSV4_UNROLL
   for (int i = 0; i < 4; ++i) {
     f[2 * i] = common::bf16_to_f32(w[i] & 0xffffu);
     f[2 * i + 1] = common::bf16_to_f32(w[i] >> 16);
@@ -66,7 +62,7 @@ PREFILL_UNROLL
 
 __device__ __forceinline__ uint4 pack8(const float* f) {
   unsigned w[4];
-PREFILL_UNROLL
+DSV4_UNROLL
   for (int i = 0; i < 4; ++i)
     w[i] = static_cast<unsigned>(common::f32_to_bf16(f[2 * i])) |
            (static_cast<unsigned>(common::f32_to_bf16(f[2 * i + 1])) << 16);
@@ -113,9 +109,9 @@ __global__ void __launch_bounds__(256) sparse_mla_prefill_kernel(PParams p) {
   const int cg = tid % p.col_groups, hg = tid / p.col_groups;
   const bool pv_thread = hg < p.head_slots;
   float acc[kMaxHeadsPerThread][kVec];
-PREFILL_UNROLL
+DSV4_UNROLL
   for (int i = 0; i < kMaxHeadsPerThread; ++i)
-PREFILL_UNROLL
+DSV4_UNROLL
     for (int e = 0; e < kVec; ++e) acc[i][e] = 0.f;
 
   const int wave = tid / warpSize, lane = tid % warpSize, n_waves = kBlockThreads / warpSize;
@@ -148,13 +144,13 @@ PREFILL_UNROLL
       float s = neg_inf();
       if (ix[j] >= 0 && h0 + h < p.h_q) {
         float part[kVec];
-PREFILL_UNROLL
+DSV4_UNROLL
         for (int e = 0; e < kVec; ++e) part[e] = 0.f;
         for (int c = 0; c < vpr; ++c) {
           float qf[kVec], kf[kVec];
           unpack8(port::lds_load_as<uint4>(q_s, static_cast<std::ptrdiff_t>(h) * pitch + c * kVec), qf);
           unpack8(port::lds_load_as<uint4>(kv_s, static_cast<std::ptrdiff_t>(j) * pitch + c * kVec), kf);
-PREFILL_UNROLL
+DSV4_UNROLL
           for (int e = 0; e < kVec; ++e) part[e] = fmaf(qf[e], kf[e], part[e]);
         }
         const float dot = ((part[0] + part[1]) + (part[2] + part[3])) + ((part[4] + part[5]) + (part[6] + part[7]));
@@ -197,12 +193,12 @@ PREFILL_UNROLL
     __syncthreads();
     // ---- d. P·V ----
     if (pv_thread) {
-PREFILL_UNROLL
+DSV4_UNROLL
       for (int i = 0; i < kMaxHeadsPerThread; ++i) {  // compile-time bound: acc stays in registers
         const int h = hg + i * p.head_slots;
         if (i >= p.heads_per_thread || h >= H) continue;
         const float a = st_a[h];
-PREFILL_UNROLL
+DSV4_UNROLL
         for (int e = 0; e < kVec; ++e) acc[i][e] *= a;
       }
       for (int j = 0; j < TK; ++j) {
@@ -210,12 +206,12 @@ PREFILL_UNROLL
         if (code == -1 || (!clamp && code < 0)) continue;  // invalid slot: P = 0 and nothing was loaded
         float vf[kVec];
         unpack8(port::lds_load_as<uint4>(kv_s, static_cast<std::ptrdiff_t>(j) * pitch + cg * kVec), vf);
-PREFILL_UNROLL
+DSV4_UNROLL
         for (int i = 0; i < kMaxHeadsPerThread; ++i) {
           const int h = hg + i * p.head_slots;
           if (i >= p.heads_per_thread || h >= H) continue;
           const float pj = sc[h * TK + j];
-PREFILL_UNROLL
+DSV4_UNROLL
           for (int e = 0; e < kVec; ++e) acc[i][e] = fmaf(pj, vf[e], acc[i][e]);
         }
       }
@@ -226,14 +222,14 @@ PREFILL_UNROLL
   // ---- 2. epilogue ----
   const float kLog2e = 1.4426950408889634f;
   if (pv_thread) {
-PREFILL_UNROLL
+DSV4_UNROLL
     for (int i = 0; i < kMaxHeadsPerThread; ++i) {
       const int h = hg + i * p.head_slots;
       if (i >= p.heads_per_thread || h >= H || h0 + h >= p.h_q) continue;
       const float l = st_l[h];
       float f[kVec];
       if (l == 0.f) {
-PREFILL_UNROLL
+DSV4_UNROLL
         for (int e = 0; e < kVec; ++e) f[e] = 0.f;
       } else {
         float scale = 1.f / l;
@@ -241,7 +237,7 @@ PREFILL_UNROLL
           const float lse = logf(l) + st_m[h];
           scale *= 1.f / (1.f + expf(port::global_load(p.sink + h0 + h) - lse));
         }
-PREFILL_UNROLL
+DSV4_UNROLL
         for (int e = 0; e < kVec; ++e) f[e] = acc[i][e] * scale;
       }
       port::global_store(
@@ -317,11 +313,7 @@ void launch_sparse_prefill_kernel(const PrefillPlan& plan, const PrefillBuffers&
   port::LaunchConfig cfg{port::Dim3(static_cast<unsigned>(plan.grid_x), static_cast<unsigned>(plan.grid_y)),
                          port::Dim3(static_cast<unsigned>(plan.block)), plan.lds_bytes, &stream,
                          "sparse_mla_prefill", std::move(ranges)};
-  try {
-    port::launch(&sparse_mla_prefill_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(&sparse_mla_prefill_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::sparse_prefill

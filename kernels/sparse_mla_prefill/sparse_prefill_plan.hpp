@@ -17,6 +17,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::sparse_prefill {
 
 // Deliberately buggy variants for the bug zoo; never the default, selectable at run time.
@@ -105,5 +109,8 @@ static_assert(lds_footprint(kMaxHeadsPerBlock, 128, 576) <= port::kSm90.lds_byte
 // The plan of a shape on an arch profile. Never throws for a bad shape: returns ok=false with the reason.
 PrefillPlan make_plan(const PrefillShape& shape, const port::ArchProfile& arch, const PrefillOptions& opt = {});
 bool can_implement(const PrefillShape& shape, const port::ArchProfile& arch, const PrefillOptions& opt = {});
+
+// The plan sweep this kernel offers the AMD budget check (sparse_prefill_plan_sweep.cpp).
+PlanSweep sparse_prefill_plan_sweep();
 
 }  // namespace dsv4::kernels::sparse_prefill

@@ -64,9 +64,7 @@ Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
   s.kv_stride = s.s_kv > 1 && kv.stride(0) > s.d_qk ? round8(kv.stride(0)) : s.d_qk;
   PrefillOptions opt;
   const auto v = parse_variant(o.variant);
-  if (!v)
-    throw InputError(std::string(kOp) + ": unknown variant '" + o.variant +
-                     "' (default, clamp_invalid, drop_sink, log2_lse)");
+  if (!v) throw unknown_variant(kOp, o.variant);
   opt.variant = *v;
   const port::ArchProfile* arch = &run_arch(kOp, o);
   SimOptionsGuard guard;
@@ -80,7 +78,7 @@ Json run_prefill(const OpCase& c, Outputs& outs, const RunOptions& o) {
     port::sim::set_options(so);
   }
   const PrefillPlan plan = make_plan(s, *arch, opt);
-  if (!plan.ok) throw CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
+  require_plan(kOp, plan);
 
   // Inputs.
   std::vector<std::uint16_t> hq(static_cast<std::size_t>(std::max<std::int64_t>(1, s.s_q * s.qs())), kBf16NaN);
@@ -141,6 +139,7 @@ void register_sparse_mla_prefill_kernel(KernelRegistry& r) {
   e.run = run_prefill;
   e.check_shapes = {Json{{"s_q", 3}, {"h_q", 8}, {"d_qk", 576}, {"s_kv", 96}, {"topk", 40}},
                     Json{{"s_q", 2}, {"h_q", 4}, {"d_qk", 512}, {"s_kv", 64}, {"topk", 64}, {"sink", false}}};
+  e.plan_sweeps = {sparse_prefill::sparse_prefill_plan_sweep()};
   r.add(std::move(e));
 }
 

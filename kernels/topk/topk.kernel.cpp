@@ -3,7 +3,8 @@
 // bin), then one selection pass writing indices through LDS counters, and -1 in the unused slots. Variants (bug
 // zoo): raw_bits_key uses the float bits as keys; neg_inf_valid counts -inf logits as valid.
 #include "kernels/port/hip_port.hpp"
-#include "kernels/quant_fp8/fp8_codec.hpp"
+#include "kernels/common/fp8_codec.hpp"
+#include "kernels/common/plan_errors.hpp"
 #include "kernels/topk/topk_launch_detail.hpp"
 
 namespace dsv4::kernels::topk {
@@ -147,11 +148,7 @@ void launch_topk_kernel(const TopkPlan& plan, const TopkBuffers& io, port::Strea
                          {port::reads(io.logits, R * static_cast<std::size_t>(plan.ld) * 4, "logits"),
                           port::reads(io.row_starts, R * 4, "row_starts"), port::reads(io.row_ends, R * 4, "row_ends"),
                           port::writes(io.out, R * static_cast<std::size_t>(plan.shape.topk) * 4, "topk_indices")}};
-  try {
-    port::launch(topk_kernel, cfg, p);
-  } catch (const port::Error& e) {
-    throw port::Error(std::string(e.what()) + " [" + plan.describe() + "]");
-  }
+  with_plan_in_errors(plan.describe(), [&] { port::launch(topk_kernel, cfg, p); });
 }
 
 }  // namespace dsv4::kernels::topk

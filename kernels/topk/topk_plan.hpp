@@ -24,6 +24,10 @@
 
 #include "kernels/port/arch.hpp"
 
+namespace dsv4::kernels {
+struct PlanSweep;  // kernels/plan_sweep.hpp
+}  // namespace dsv4::kernels
+
 namespace dsv4::kernels::topk {
 
 enum class IndexBase { absolute, row_relative };
@@ -89,5 +93,8 @@ bool can_implement(const TopkShape& shape, const port::ArchProfile& arch, const 
 
 const char* variant_name(TopkVariant v);
 std::optional<TopkVariant> parse_topk_variant(const std::string& s);
+
+// The plan sweep this kernel offers the AMD budget check (topk_plan_sweep.cpp).
+PlanSweep topk_plan_sweep();
 
 }  // namespace dsv4::kernels::topk

@@ -28,12 +28,12 @@ Json run_topk(const OpCase& c, Outputs& outs, const RunOptions& o) {
   shape.select_neg_inf = c.attrs.value("masked", std::string("minus1")) == "select_neg_inf";
   TopkOptions opt;
   const auto v = parse_topk_variant(o.variant);
-  if (!v) throw InputError("topk: unknown variant '" + o.variant + "' (default, raw_bits_key, neg_inf_valid)");
+  if (!v) throw unknown_variant("topk", o.variant);
   opt.variant = *v;
   const port::ArchProfile& arch = run_arch(kOp, o);
   opt.wave_size = effective_wave_size(arch);
   const TopkPlan plan = make_topk_plan(shape, arch, opt);
-  if (!plan.ok) throw CannotImplement("topk kernel cannot implement this case: " + plan.reason);
+  require_plan("topk", plan);
 
   // Every tensor here has 4-byte elements (F32 logits, I32 row bounds and indices).
   Tensor& out = outs.at("topk_indices");
@@ -65,6 +65,7 @@ void register_topk_kernel(KernelRegistry& r) {
   e.run = run_topk;
   e.check_shapes = {Json{{"R", 6}, {"C", 100}, {"topk", 16}}, Json{{"R", 4}, {"C", 700}, {"topk", 512}},
                     Json{{"R", 3}, {"C", 10}, {"topk", 32}}};
+  e.plan_sweeps = {topk::topk_plan_sweep()};
   r.add(std::move(e));
 }
 

@@ -2,8 +2,9 @@
 // (oracle, fuzz, fixtures, verify/repro/check/zoo, generic tests) works through descriptors and has
 // no per-op switch. Argument and attribute names are exactly those of ../shared/spec/ops.md.
 //
-// Adding an op = one descriptor (reference/ops/<op>/descriptor.cpp, registering through
-// register_<op>() listed in builtin_ops.cpp) plus its reference function.
+// Adding an op = one descriptor (reference/ops/<op>/descriptor.cpp, registering through register_<op>() listed in
+// builtin_ops.cpp) with its reference function, generator, default shapes, fuzz space and default oracle policies;
+// see "Where a new op goes" in docs/ARCHITECTURE.md. tests/reference/registry/test_descriptors.cpp checks them all.
 #pragma once
 #include <functional>
 #include <map>
@@ -14,6 +15,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "reference/registry/fuzz_space.hpp"
 #include "reference/tensor/tensor.hpp"
 
 namespace dsv4 {
@@ -42,6 +44,7 @@ struct ArgSpec {
   std::string shape;          // the shape rule as in ops.md, e.g. "[s_q, h_q, d_qk]"
   bool optional = false;
   std::string note;
+  bool nonfinite = false;     // outputs: the contract admits +-inf/NaN here (e.g. the lse of an empty row)
 };
 
 struct AttrSpec {
@@ -52,8 +55,9 @@ struct AttrSpec {
   bool optional = false;             // may be absent/null (e.g. output_scale)
 };
 
-// Default oracle policy for one output (filled in by the oracle): policy name, its parameters and
-// the reasoning from the op's error model, written next to the op.
+// Default oracle policy for one output, set by the op's descriptor: policy name (the oracle's vocabulary, see
+// oracle/policy.hpp), its parameters and the reasoning from the op's error model (error_model.md beside the
+// descriptor). Every output must have one: oracle::require_default_policies rejects a descriptor without.
 struct OracleSpec {
   std::string policy;  // "exact", "ulp", "allclose", "error-bound", "cosine", "topk-set", ...
   Json params = Json::object();
@@ -72,9 +76,10 @@ struct OpDescriptor {
   std::vector<ArgSpec> outputs;
   std::vector<AttrSpec> attrs;
   std::function<Outputs(const OpCase&)> reference;  // float64 math, outputs rounded once
-  std::map<std::string, OracleSpec> oracle;          // by output name
-  Generator generate;                                 // may be empty until fuzz support lands
+  std::map<std::string, OracleSpec> oracle;          // by output name; one per output (required)
+  Generator generate;                                 // required: check, repro, fuzz and the generic tests use it
   std::vector<Json> default_shapes;                   // shapes `dsv4check check` runs
+  FuzzSpace fuzz;                                     // required: shape space, value inputs, specials (fuzz_space.hpp)
   // Optional error-model bound for the error-bound policy: per-output, per-element bound given the
   // case (filled where the op has a model). Returns a tensor of bounds shaped like the output.
   std::function<std::map<std::string, Tensor>(const OpCase&, const Outputs& expected)> error_bound;

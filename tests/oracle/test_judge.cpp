@@ -1,6 +1,6 @@
 // judge(): descriptor policies, overrides, the error model hook, poison, tile maps, and every kind
 // of bad input (missing/extra outputs, shape or dtype mismatch, unknown override, no error model).
-// Also install_default_policies on a private registry.
+// Also require_default_policies on private registries (a missing or malformed policy is an error).
 #include <gtest/gtest.h>
 
 #include "oracle/default_policies.hpp"
@@ -121,53 +121,44 @@ TEST_F(JudgeFixture, PoisonAndTileMapFlowThrough) {
       << r.outputs[0].where.summary;
 }
 
-TEST(DefaultPolicies, InstallsByNameKeepsExistingAndFallsBack) {
-  Registry reg;
-  OpDescriptor g = fake_gemm(false);
-  g.oracle.clear();
-  reg.add(g);
-  OpDescriptor g2 = fake_gemm(true);
-  g2.name = "fp8_einsum";
-  g2.outputs = {{"d", {DType::BF16}, "[B, H, D]", false, ""}};
-  g2.oracle.clear();
-  reg.add(g2);
-  OpDescriptor t;
-  t.name = "topk";
-  t.outputs = {{"topk_indices", {DType::I32}, "[R, topk]", false, ""}, {"extra", {DType::F32}, "", false, ""}};
-  t.oracle["extra"] = {"exact", Json::object(), "kept"};
-  reg.add(t);
-  auto lines = install_default_policies(reg);
-  EXPECT_EQ(lines.size(), 3u);
-  // skinny_gemm without an error model: the anchor allclose; fp8_einsum with one: error-bound.
-  EXPECT_EQ(reg.get("skinny_gemm").oracle.at("out").policy, "allclose");
-  EXPECT_EQ(reg.get("skinny_gemm").oracle.at("out").params["rtol"], 1e-2);
-  EXPECT_EQ(reg.get("fp8_einsum").oracle.at("d").policy, "error-bound");
-  EXPECT_EQ(reg.get("topk").oracle.at("topk_indices").policy, "topk-set");
-  EXPECT_EQ(reg.get("topk").oracle.at("extra").rationale, "kept");
-  // Every table entry parses and carries a rationale.
-  for (auto& e : default_policy_table()) {
-    EXPECT_NO_THROW(parse_policy(e.spec)) << e.op << "." << e.output;
-    EXPECT_FALSE(e.spec.rationale.empty()) << e.op << "." << e.output;
-    if (e.spec.policy == "error-bound") {
-      EXPECT_NO_THROW(parse_policy(e.without_error_model)) << e.op;
+TEST(DefaultPolicies, AMissingOrMalformedPolicyIsAnErrorNamingTheOutput) {
+  auto problems_of = [](OpDescriptor d) {
+    Registry reg;
+    reg.add(std::move(d));
+    try {
+      require_default_policies(reg);
+    } catch (const InputError& e) {
+      return std::string(e.what());
     }
-  }
-  EXPECT_EQ(fallback_policy(DType::U8).policy, "exact");
-  EXPECT_EQ(fallback_policy(DType::BF16).policy, "allclose");
+    return std::string();
+  };
+  EXPECT_EQ(problems_of(fake_gemm(false)), "");
+  OpDescriptor none = fake_gemm(false);
+  none.oracle.clear();
+  EXPECT_NE(problems_of(none).find("skinny_gemm.out: no default oracle policy"), std::string::npos);
+  OpDescriptor bound_without_model = fake_gemm(false);
+  bound_without_model.oracle["out"] = {"error-bound", {{"multiple", 1}}, "the op's error model"};
+  EXPECT_NE(problems_of(bound_without_model).find("registers no error_bound"), std::string::npos);
+  OpDescriptor with_model = fake_gemm(true);
+  with_model.oracle["out"] = bound_without_model.oracle["out"];
+  EXPECT_EQ(problems_of(with_model), "");
+  OpDescriptor no_reason = fake_gemm(false);
+  no_reason.oracle["out"].rationale.clear();
+  EXPECT_NE(problems_of(no_reason).find("without its reasoning"), std::string::npos);
+  OpDescriptor unknown = fake_gemm(false);
+  unknown.oracle["out"].policy = "roughly";
+  EXPECT_NE(problems_of(unknown).find("skinny_gemm.out"), std::string::npos);
+  OpDescriptor stray = fake_gemm(false);
+  stray.oracle["extra"] = {"exact", Json::object(), "an output the op does not have"};
+  EXPECT_NE(problems_of(stray).find("skinny_gemm.extra: a policy for an output the op does not have"),
+            std::string::npos);
 }
 
-TEST(DefaultPolicies, EveryRegisteredOutputGetsAParsablePolicy) {
-  // The live registry (whatever ops have landed): after installation every output has a policy
-  // that parses, and table entries name outputs the descriptors really have.
-  Registry& reg = Registry::instance();
-  install_default_policies(reg);
-  for (const OpDescriptor* d : reg.all())
-    for (const ArgSpec& o : d->outputs) {
-      ASSERT_TRUE(d->oracle.count(o.name)) << d->name << "." << o.name;
-      EXPECT_NO_THROW(parse_policy(d->oracle.at(o.name))) << d->name << "." << o.name;
-    }
-  for (const DefaultPolicy& e : default_policy_table())
-    if (const OpDescriptor* d = reg.find(e.op)) {
-      EXPECT_NE(d->find_output(e.output), nullptr) << e.op << "." << e.output;
-    }
+TEST(DefaultPolicies, EveryRegisteredOutputHasAnAdmittedPolicy) {
+  const Registry& reg = Registry::instance();
+  std::vector<std::string> lines;
+  ASSERT_NO_THROW(lines = require_default_policies(reg));
+  std::size_t outputs = 0;
+  for (const OpDescriptor* d : reg.all()) outputs += d->outputs.size();
+  EXPECT_EQ(lines.size(), outputs);
 }

@@ -19,7 +19,7 @@ TEST(JudgeLiveOps, SkinnyGemmDroppedShardCaughtAndLocalised) {
   Registry& reg = Registry::instance();
   const OpDescriptor* d = reg.find("skinny_gemm");
   if (!d || !d->generate || !d->error_bound) GTEST_SKIP() << "skinny_gemm descriptor/error model not registered";
-  install_default_policies(reg);
+  require_default_policies(reg);
   auto rng = test::rng_for_current_test();
   OpCase c = d->generate(rng, Json{{"N", 32}, {"K", 2048}, {"M", 48}, {"dtype", "bf16"}, {"bias", "none"}});
   Outputs expected = run_reference("skinny_gemm", c);
@@ -66,7 +66,7 @@ TEST(JudgeLiveOps, TopkReferenceOutputPassesItsOwnPolicyAndAPermutationToo) {
   Registry& reg = Registry::instance();
   const OpDescriptor* d = reg.find("topk");
   if (!d || !d->generate) GTEST_SKIP() << "topk descriptor/generator not registered";
-  install_default_policies(reg);
+  require_default_policies(reg);
   auto rng = test::rng_for_current_test();
   OpCase c = d->generate(rng, d->default_shapes.empty() ? Json::object() : d->default_shapes.front());
   Outputs expected = run_reference("topk", c);

@@ -46,7 +46,7 @@ std::string oracle_verdict(const HostCase& h, const std::vector<std::uint16_t>& 
   Registry& reg = Registry::instance();
   const OpDescriptor* d = reg.find("skinny_gemm");
   if (!d) return "skinny_gemm is not registered";
-  static const bool installed = (oracle::install_default_policies(reg), true);
+  static const bool installed = (oracle::require_default_policies(reg), true);
   (void)installed;
   const auto& s = h.shape;
   const DType t = skinny::dtype_of(s.dtype);

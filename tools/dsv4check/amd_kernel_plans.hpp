@@ -1,7 +1,8 @@
 // What each kernel's host plan says about its AMD launches, for `dsv4check kernels`: the largest dynamic LDS any
-// admitted plan launches with, the plan's static LDS (cross-checked against the code object), the workgroup size
-// and whether scratch is allowed. One entry per kernel family, matched on the demangled kernel name; a new kernel
-// adds its entry in amd_kernel_plans.cpp (until then `dsv4check kernels` warns that it has no plan).
+// admitted plan launches with, the plan's static LDS (cross-checked against the code object) and the workgroup
+// size. The numbers come from the plan sweeps the kernel entries offer (kernels/plan_sweep.hpp, one per device
+// kernel, kernels/<op>/*_plan_sweep.cpp), matched on the device kernel's qualified name; this file holds no per-op
+// knowledge.
 #pragma once
 
 #include <optional>
@@ -12,7 +13,12 @@
 
 namespace dsv4::amd {
 
-// The expectation for `demangled` (a kernel of the code object) on `arch`; nullopt when no plan is registered.
+// The qualified function name of a demangled kernel symbol, without return type, template arguments, parameters
+// or anonymous namespaces: "void a::(anonymous namespace)::k<8>(a::P)" -> "a::k".
+std::string device_kernel_name(std::string_view demangled);
+
+// The expectation for `demangled` (a kernel of the code object) on `arch` (the largest of every sweep that names
+// it); nullopt when no sweep names it.
 std::optional<KernelExpectation> plan_expectation(std::string_view demangled, std::string_view arch);
 
 }  // namespace dsv4::amd

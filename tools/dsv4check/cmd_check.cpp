@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "kernels/port/arch.hpp"
+#include "reference/registry/registry.hpp"
 #include "tools/dsv4check/check_kernels.hpp"
 #include "tools/dsv4check/check_table.hpp"
 #include "tools/dsv4check/command.hpp"
@@ -77,6 +78,20 @@ int run_check(const std::string& only, const KernelCheckOptions& ko) {
   int no_kernel = 0;
   for (const Row& r : rows) no_kernel += r.result.status == "no kernel" ? 1 : 0;
   std::printf("%zu checks, %d failed, %d ops without a kernel on this backend\n", rows.size(), failed, no_kernel);
+  if (only.empty() || only == "kernels") {
+    // The kernel rows against the registry (a count here, never a number written into a test).
+    std::string missing;
+    std::size_t with_row = 0;
+    const std::vector<std::string> ops = Registry::instance().names();
+    for (const std::string& op : ops) {
+      bool found = false;
+      for (const Row& r : rows) found = found || (r.check->group == "kernels" && r.check->name == op);
+      with_row += found ? 1 : 0;
+      if (!found) missing += (missing.empty() ? "" : ", ") + op;
+    }
+    if (missing.empty()) std::printf("kernel rows: all %zu registered ops\n", ops.size());
+    else std::printf("kernel rows: %zu of %zu registered ops (missing: %s)\n", with_row, ops.size(), missing.c_str());
+  }
   return failed ? 1 : 0;
 }
 

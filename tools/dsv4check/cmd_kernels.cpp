@@ -1,6 +1,6 @@
 // `dsv4check kernels --arch gfx942|gfx90a|gfx950 [--objects DIR]`: one row per kernel of the AMD code objects that
 // cmake/AmdCompileCheck.cmake built (LDS static/dynamic/capacity, VGPRs, SGPRs, scratch, spills, occupancy), each
-// checked against the arch budget and its host plan (amd_kernel_plans.cpp). Exit 1 on any violation.
+// checked against the arch budget and its host plan sweeps (amd_kernel_plans.cpp). Exit 1 on any violation.
 #include <algorithm>
 #include <cstdio>
 #include <filesystem>
@@ -26,7 +26,6 @@ struct Options {
   std::string objects;
   std::vector<std::string> dynamic_lds, static_lds, workgroup, allow_scratch;
   bool no_plans = false;
-  bool require_plans = false;
 };
 
 std::string read_file(const fs::path& p) {
@@ -116,7 +115,6 @@ int run(const Options& o) {
   const auto wg = parse_overrides(o.workgroup, "--workgroup");
 
   std::vector<KernelCheck> checks;
-  std::vector<std::string> warnings;
   for (const auto& stem : stems) {
     for (const KernelResources& k : parse_notes(read_file(dir / (stem + ".notes.txt")), stem)) {
       KernelExpectation e;
@@ -127,9 +125,9 @@ int run(const Options& o) {
       } else {
         e.source = "no plan";
         if (!o.no_plans)
-          (o.require_plans ? problems : warnings)
-              .push_back(short_name(k.demangled) + ": no host plan registered (tools/dsv4check/amd_kernel_plans.cpp); "
-                         "dynamic LDS taken as 0 and static LDS not cross-checked");
+          problems.push_back(short_name(k.demangled) + ": no plan sweep names device kernel '" +
+                             device_kernel_name(k.demangled) + "' (its kernel entry's plan_sweeps, "
+                             "kernels/plan_sweep.hpp); its LDS cannot be checked against a plan");
       }
       for (const auto& v : dyn)
         if (matches(k, v.name)) e.dynamic_lds = v.value, e.source = "options";
@@ -172,7 +170,6 @@ int run(const Options& o) {
       std::printf("  VIOLATION %s [%s]: %s\n", short_name(c.kernel.demangled).c_str(), c.kernel.object.c_str(),
                   v.c_str());
   }
-  for (const auto& w : warnings) std::printf("  warning: %s\n", w.c_str());
   for (const auto& p : problems) std::printf("  VIOLATION %s\n", p.c_str());
   if (checks.empty() && problems.empty()) {
     std::printf("no kernel code objects in %s (no *.kernel.cpp built for %s)\n", dir.string().c_str(),
@@ -198,7 +195,6 @@ dsv4::cli::Registrar reg{
       sub.add_option("--workgroup", o->workgroup, "NAME=THREADS: workgroup size for the occupancy estimate");
       sub.add_option("--allow-scratch", o->allow_scratch, "NAME: kernels whose name contains NAME may use scratch");
       sub.add_flag("--no-plans", o->no_plans, "ignore the host plans (only the options above)");
-      sub.add_flag("--require-plans", o->require_plans, "a kernel without a registered host plan is a violation");
       return [o] { return run(*o); };
     }};
 

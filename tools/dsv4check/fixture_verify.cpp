@@ -46,7 +46,7 @@ Outputs select(const std::string& op, const Outputs& reference, const std::map<s
 
 void ensure_default_policies() {
   static const bool done = [] {
-    oracle::install_default_policies(Registry::instance());
+    oracle::require_default_policies(Registry::instance());
     return true;
   }();
   (void)done;

@@ -10,6 +10,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace fp8_einsum_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -86,11 +90,17 @@ OpDescriptor fp8_einsum_descriptor() {
   d.generate = generate_fp8_einsum;
   d.error_bound = fp8_einsum_error_bound;
   set_shape_fields(d.name, {"B", "H", "R", "D", "scale", "recipe", "c"});
+  d.fuzz = ops::fp8_einsum_fuzz_space();
   d.default_shapes = {
       Json{{"B", 3}, {"H", 2}, {"R", 256}, {"D", 130}, {"scale", "fp32"}},
       Json{{"B", 4}, {"H", 8}, {"R", 512}, {"D", 64}, {"scale", "packed_ue8m0"}, {"recipe", "1,1,128"}},
       Json{{"B", 2}, {"H", 3}, {"R", 200}, {"D", 40}, {"scale", "ue8m0"}, {"c", true}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["d"] = {"error-bound", {{"multiple", 1}},
+      "error_model.md: per head the fp8_gemm_blockscaled bound with K = R. The ROCm fallback (bf16-dequantized "
+      "weights, bf16 einsum) is outside it by design: judge it with cosine max_diff 1e-3"};
   return d;
 }
 

@@ -11,6 +11,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace fp8_gemm_blockscaled_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -68,12 +72,18 @@ OpDescriptor fp8_gemm_blockscaled_descriptor() {
   d.generate = generate_fp8_gemm_blockscaled;
   d.error_bound = fp8_gemm_blockscaled_error_bound;
   set_shape_fields(d.name, {"M", "N", "K", "dtype", "scale", "w_scale", "c"});
+  d.fuzz = ops::fp8_gemm_blockscaled_fuzz_space();
   d.default_shapes = {
       Json{{"M", 5}, {"N", 130}, {"K", 300}, {"scale", "fp32"}},
       Json{{"M", 8}, {"N", 64}, {"K", 640}, {"scale", "packed_ue8m0"}},
       Json{{"M", 3}, {"N", 40}, {"K", 256}, {"scale", "ue8m0"}, {"w_scale", "row"}, {"c", true}},
       Json{{"M", 7}, {"N", 129}, {"K", 128}, {"scale", "fp32_mn_major"}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["d"] = {"error-bound", {{"multiple", 1}},
+      "error_model.md: per-block MMA accumulation gamma_128 sum|x w| scaled, two fp32 roundings per block promotion, "
+      "gamma_(KB+1) over the blocks, plus one output ulp (a worst case)"};
   return d;
 }
 

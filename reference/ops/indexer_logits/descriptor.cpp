@@ -10,6 +10,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace indexer_logits_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -56,7 +60,7 @@ OpDescriptor indexer_logits_descriptor() {
       {"cu_seq_len_k_end", {DType::I32}, "[S]", false, "ke; 0 <= ks <= ke <= S_kv"},
   };
   d.outputs = {{"logits", {DType::F32}, "[S, S_kv] or [S, max_seqlen_k]", false,
-                "−inf outside [ks, ke) (unspecified there when clean_logits=false)"}};
+                "−inf outside [ks, ke) (unspecified there when clean_logits=false)", true}};
   d.attrs = {
       {"clean_logits", true, "write −inf outside [ks, ke)", {}, false},
       {"max_seqlen_k", 0, "0 = full width; > 0 = compressed rows out[i, j−ks[i]]", {}, false},
@@ -67,11 +71,18 @@ OpDescriptor indexer_logits_descriptor() {
   d.generate = generate_indexer_logits;
   d.error_bound = indexer::indexer_logits_error_bound;  // error_model.md, per element
   set_shape_fields(d.name, {"S", "S_kv", "H", "D", "dtype"});
+  d.fuzz = ops::indexer_logits_fuzz_space();
   d.default_shapes = {
       Json{{"S", 5}, {"S_kv", 37}, {"H", 8}, {"D", 32}},
       Json{{"S", 4}, {"S_kv", 130}, {"H", 64}, {"D", 128}},
       Json{{"S", 3}, {"S_kv", 20}, {"H", 4}, {"D", 64}, {"dtype", "e4m3fnuz"}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["logits"] = {"error-bound", {{"multiple", 1}, {"mask_neg_inf", "clean_logits"}},
+      "error_model.md: sf*(sum_h |w| gamma_D sum_d |q kv| + gamma_(H+1) sum_h relu(dot)|w|) + u|logit| + half an fp32 "
+      "ulp. Positions outside [ks, ke) are -inf in the reference: compared exactly when clean_logits=true, "
+      "unspecified (masked) when false"};
   return d;
 }
 

@@ -13,6 +13,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace indexer_logits_paged_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -78,10 +82,11 @@ OpDescriptor indexer_logits_paged_descriptor() {
       {"weights", {DType::F32}, "[B·next_n, H]", false, ""},
       {"context_lens", {DType::I32}, "[B, next_n]", false, "only 2-D"},
       {"block_table", {DType::I32}, "[B, max_blocks]", false, ""},
-      {"schedule_meta", {}, "[num_sms+1, 2]", true, "kernel-private; ignored by the reference"},
+      {"schedule_meta", {DType::I32}, "[num_sms+1, 2]", true, "kernel-private (int32); ignored by the reference"},
   };
   d.outputs = {{"logits", {DType::F32}, "[B·next_n, max_context_len]", false,
-                "valid for k < context_lens[b, j]; the reference writes −inf beyond (unspecified for kernels)"}};
+                "valid for k < context_lens[b, j]; the reference writes −inf beyond (unspecified for kernels)",
+                true}};
   d.attrs = {
       {"max_context_len", nullptr, "width of the logits rows", {}, false},
       {"clean_logits", false, "must be false", {}, false},
@@ -92,12 +97,18 @@ OpDescriptor indexer_logits_paged_descriptor() {
   d.generate = generate_indexer_logits_paged;
   d.error_bound = indexer::indexer_logits_paged_error_bound;  // error_model.md, per element
   set_shape_fields(d.name, {"B", "next_n", "H", "D", "block_kv", "max_context_len", "dtype"});
+  d.fuzz = ops::indexer_logits_paged_fuzz_space();
   d.default_shapes = {
       Json{{"B", 2}, {"next_n", 1}, {"H", 8}, {"D", 32}, {"block_kv", 16}, {"max_context_len", 70}},
       Json{{"B", 3}, {"next_n", 2}, {"H", 4}, {"D", 64}, {"block_kv", 8}, {"max_context_len", 40}},
       Json{{"B", 2}, {"next_n", 4}, {"H", 4}, {"D", 32}, {"block_kv", 16}, {"max_context_len", 50}},
       Json{{"B", 1}, {"next_n", 3}, {"H", 64}, {"D", 128}, {"block_kv", 64}, {"max_context_len", 130}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["logits"] = {"error-bound", {{"multiple", 1}, {"mask_neg_inf", true}},
+      "as indexer_logits (error_model.md); positions k >= context_lens are unspecified for kernels (clean_logits must be "
+      "false) and -inf in the reference: masked"};
   return d;
 }
 

@@ -9,6 +9,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace inv_rope_fp8_quant_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -69,11 +73,20 @@ OpDescriptor inv_rope_fp8_quant_descriptor() {
   d.reference = inv_rope_fp8_quant_reference;
   d.generate = generate;
   set_shape_fields(d.name, {"T", "H", "max_pos", "n_groups", "theta"});
+  d.fuzz = ops::inv_rope_fp8_quant_fuzz_space();
   d.default_shapes = {
       Json{{"T", 5}, {"H", 8}, {"max_pos", 64}},
       Json{{"T", 3}, {"H", 16}, {"n_groups", 8}, {"max_pos", 1000}},
       Json{{"T", 4}, {"H", 4}, {"n_groups", 2}, {"max_pos", 32}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["o_fp8"] = {"ulp", {{"n", 1}},
+      "ops.md §7.2: fp32 RoPE rotation (a*c + b*s: fma vs separate rounding differs by an fp32 ulp) then one fp8 "
+      "rounding: a value near an fp8 rounding midpoint may land one code away. Never more than one"};
+  d.oracle["o_scale"] = {"exact", Json::object(),
+      "UE8M0 ceil of amax/448 over each 128-group: exact except when fp32 rotation error moves amax across a power "
+      "of two (probability ~2^-20 per group); padding rows must be 0"};
   return d;
 }
 

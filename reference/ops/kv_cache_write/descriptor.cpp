@@ -9,6 +9,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace kv_cache_write_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 
 namespace {
@@ -78,12 +82,18 @@ void register_kv_cache_write(Registry& r) {
   d.reference = kv_cache_write_reference;
   d.generate = generate;
   set_shape_fields(d.name, {"n_tokens", "d_qk", "block_size", "num_blocks", "slot_dtype", "recipe"});
+  d.fuzz = ops::kv_cache_write_fuzz_space();
   d.default_shapes = {
       Json{{"n_tokens", 12}, {"d_qk", 576}, {"block_size", 7}, {"num_blocks", 3}, {"recipe", "flashmla-kv-test"}},
       Json{{"n_tokens", 12}, {"d_qk", 512}, {"block_size", 5}, {"num_blocks", 3}},
       Json{{"n_tokens", 8}, {"d_qk", 512}, {"block_size", 64}, {"num_blocks", 1}, {"recipe", "flashmla-kv-test"},
            {"slot_dtype", "I32"}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["k_cache"] = {"exact", Json::object(),
+      "a cache write is quantize-and-store with a named rounding recipe: every byte (fp8 code, scale byte, padding) is "
+      "determined, so any difference is a bug; NaN-class rule only"};
   r.add(std::move(d));
 }
 

@@ -7,6 +7,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace merge_attn_states_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 
 namespace {
@@ -76,7 +80,7 @@ void register_merge_attn_states(Registry& r) {
   d.outputs = {
       {"output", {DType::F32, DType::F16, DType::BF16, DType::F8_E4M3FN, DType::F8_E4M3FNUZ}, "[T, H, D]", false,
        "input dtype, or fp8 when output_scale is given; prefix's head stride"},
-      {"output_lse", {DType::F32}, "[H, T]", false, "natural log"},
+      {"output_lse", {DType::F32}, "[H, T]", false, "natural log; -inf where both sides are empty", true},
   };
   d.attrs = {
       {"prefill_tokens_with_context", nullptr, "tokens [0, n) are merged, the rest copy the suffix; default all",
@@ -91,11 +95,27 @@ void register_merge_attn_states(Registry& r) {
   d.reference = merge_attn_states_reference;
   d.generate = generate;
   set_shape_fields(d.name, {"T", "H", "D", "dtype", "pad", "output_scale", "prefill_tokens_with_context", "transposed_lse"});
+  d.fuzz = ops::merge_attn_states_fuzz_space();
   d.default_shapes = {
       Json{{"T", 6}, {"H", 8}, {"D", 128}},
       Json{{"T", 5}, {"H", 3}, {"D", 64}, {"dtype", "F32"}, {"pad", 16}, {"prefill_tokens_with_context", 3}},
       Json{{"T", 4}, {"H", 4}, {"D", 32}, {"dtype", "F16"}, {"transposed_lse", false}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  // fp8 rows: one ulp at the bottom of a binade (2^-3 relative) plus the smallest subnormal absolute, i.e. a
+  // one-ulp disagreement of a value rounded once.
+  Json by_dtype = {{"F8_E4M3FN", {{"atol", 0x1p-9}, {"rtol", 0.125}}},
+                   {"F8_E4M3FNUZ", {{"atol", 0x1p-10}, {"rtol", 0.125}}},
+                   {"F32", {{"atol", 1e-3}, {"rtol", 1e-3}}},
+                   {"F16", {{"atol", 1e-3}, {"rtol", 1e-3}}},
+                   {"BF16", {{"atol", 1e-3}, {"rtol", 1e-2}}}};
+  d.oracle["output"] = {"allclose", {{"by_dtype", by_dtype}},
+      "vLLM test_merge_attn_states tolerances per dtype (ops.md §1): fp32/fp16 1e-3/1e-3, bf16 1e-3/1e-2. FP8: vLLM "
+      "compares 0.05-scaled values at 1e-1; on raw fp8 codes dsv4check admits one ulp (rtol 2^-3 plus the smallest "
+      "subnormal), the one rounding a correct fp32 merge can disagree by"};
+  d.oracle["output_lse"] = {"allclose", {{"atol", 1e-3}, {"rtol", 1e-3}},
+      "ops.md §1: the same tolerances apply to the lse (fp32: 1e-3/1e-3); +-inf/NaN positions must match exactly"};
   r.add(std::move(d));
 }
 

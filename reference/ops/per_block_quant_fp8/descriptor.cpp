@@ -6,6 +6,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace per_block_quant_fp8_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -35,10 +39,19 @@ OpDescriptor per_block_quant_fp8_descriptor() {
   d.reference = per_block_quant_fp8_reference;
   d.generate = generate;
   set_shape_fields(d.name, {"N", "K", "dtype"});
+  d.fuzz = ops::per_block_quant_fp8_fuzz_space();
   d.default_shapes = {
       Json{{"N", 130}, {"K", 300}, {"dtype", "bf16"}},
       Json{{"N", 64}, {"K", 640}, {"dtype", "fp32"}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["w_q"] = {"exact", Json::object(),
+      "quantization with a named scale recipe and encode mode (formats.md §0, ops.md §7.1) is deterministic: amax, "
+      "scale and the one rounding per element are fixed, so codes must match bit for bit. A kernel that multiplies "
+      "by the reciprocal scale where the recipe divides may be off by one code: override with ulp n=1 and say why"};
+  d.oracle["w_s"] = {"exact", Json::object(),
+      "the scale is amax/fp8_max (one correctly rounded fp32 division) or a power of two (UE8M0): exact; padding 0"};
   return d;
 }
 

@@ -9,6 +9,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace skinny_gemm_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -50,12 +54,20 @@ OpDescriptor skinny_gemm_descriptor() {
   d.error_bound = skinny_gemm_error_bound;
   d.generate = generate_skinny_gemm;
   set_shape_fields(d.name, {"N", "K", "M", "Kap", "dtype", "bias"});
+  d.fuzz = ops::skinny_gemm_fuzz_space();
   d.default_shapes = {
       Json{{"N", 13}, {"K", 520}, {"M", 32}, {"dtype", "bf16"}, {"bias", "none"}},
       Json{{"N", 17}, {"K", 528}, {"M", 48}, {"Kap", 536}, {"dtype", "bf16"}, {"bias", "m"}},
       Json{{"N", 10}, {"K", 264}, {"M", 16}, {"dtype", "fp16"}, {"bias", "nm"}},
       Json{{"N", 3}, {"K", 64}, {"M", 24}, {"Kap", 72}, {"dtype", "fp16"}, {"bias", "1m"}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["out"] = {"error-bound", {{"multiple", 1}},
+      "error_model.md: gamma_(K+1) (sum |a b| + |bias|) + one output ulp, a rigorous worst case for any fp32 summation "
+      "order, so no margin. Note (tests/oracle/test_dropped_shard.cpp): this worst-case bound, like vLLM's atol "
+      "1e-3/rtol 1e-2, misses a dropped narrow tail K-shard at large K on xnorm inputs; the probabilistic bound "
+      "(oracle/error_models.hpp) catches it"};
   return d;
 }
 

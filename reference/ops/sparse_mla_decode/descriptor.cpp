@@ -10,6 +10,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace sparse_mla_decode_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 
 namespace {
@@ -101,7 +105,8 @@ void register_sparse_mla_decode(Registry& r) {
   };
   d.outputs = {
       {"out", {DType::BF16}, "[b, s_q, h_q, head_dim_v]", false, "lonely queries 0"},
-      {"lse", {DType::F32}, "[b, h_q, s_q]", false, "natural log, sink-free; transpose(1,2) view of [b, s_q, h_q]"},
+      {"lse", {DType::F32}, "[b, h_q, s_q]", false,
+       "natural log, sink-free; transpose(1,2) view of [b, s_q, h_q]; lonely queries +inf", true},
   };
   d.attrs = {
       {"softmax_scale", nullptr, "softmax scale; default d_qk^-0.5 (FlashMLA)", {}, true},
@@ -120,6 +125,7 @@ void register_sparse_mla_decode(Registry& r) {
   d.reference = sparse_mla_decode_reference;
   d.generate = generate;
   set_shape_fields(d.name, {"b", "s_q", "h_q", "d_qk", "block_size", "num_blocks", "topk", "extra_topk", "extra_num_blocks", "pad", "sink", "varlen"});
+  d.fuzz = ops::sparse_mla_decode_fuzz_space();
   d.default_shapes = {
       Json{{"b", 2}, {"s_q", 1}, {"h_q", 4}, {"d_qk", 576}, {"block_size", 61}, {"num_blocks", 3}, {"topk", 64}},
       Json{{"b", 2}, {"s_q", 2}, {"h_q", 8}, {"d_qk", 512}, {"block_size", 64}, {"num_blocks", 3}, {"topk", 64},
@@ -127,6 +133,13 @@ void register_sparse_mla_decode(Registry& r) {
       Json{{"b", 1}, {"s_q", 3}, {"h_q", 2}, {"d_qk", 512}, {"block_size", 2}, {"num_blocks", 40}, {"topk", 64},
            {"varlen", false}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["out"] = {"cosine", {{"max_diff", 5e-6}, {"abs", 1e-3}, {"rel", 2.01 / 128}},
+      "FlashMLA test_flash_mla_sparse_decoding vs a reference on the dequantized cache (ops.md §3.3): abs 1e-3, "
+      "rel 2.01/128, cos 5e-6"};
+  d.oracle["lse"] = {"cosine", {{"abs", 1e-6}, {"rel", 8.01 / 65536}},
+      "FlashMLA decode lse: abs 1e-6, rel 8.01/65536 (split-K combine adds a few fp32 roundings); +inf for lonely rows"};
   r.add(std::move(d));
 }
 

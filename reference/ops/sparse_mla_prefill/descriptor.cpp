@@ -8,6 +8,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace sparse_mla_prefill_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 
 namespace {
@@ -68,8 +72,8 @@ void register_sparse_mla_prefill(Registry& r) {
   };
   d.outputs = {
       {"out", {DType::BF16}, "[s_q, h_q, d_v]", false, "lonely rows 0"},
-      {"max_logits", {DType::F32}, "[s_q, h_q]", false, "lonely rows -inf"},
-      {"lse", {DType::F32}, "[s_q, h_q]", false, "natural log (lse_units); lonely rows +inf (lonely_lse)"},
+      {"max_logits", {DType::F32}, "[s_q, h_q]", false, "lonely rows -inf", true},
+      {"lse", {DType::F32}, "[s_q, h_q]", false, "natural log (lse_units); lonely rows +inf (lonely_lse)", true},
   };
   d.attrs = {
       {"sm_scale", nullptr, "softmax scale applied to q.k", {}, false},
@@ -87,11 +91,21 @@ void register_sparse_mla_prefill(Registry& r) {
   d.reference = sparse_mla_prefill_reference;
   d.generate = generate;
   set_shape_fields(d.name, {"s_q", "h_q", "d_qk", "d_v", "s_kv", "topk", "pad", "sink", "sm_scale", "varlen"});
+  d.fuzz = ops::sparse_mla_prefill_fuzz_space();
   d.default_shapes = {
       Json{{"s_q", 4}, {"h_q", 4}, {"d_qk", 576}, {"s_kv", 96}, {"topk", 64}},
       Json{{"s_q", 5}, {"h_q", 8}, {"d_qk", 512}, {"s_kv", 128}, {"topk", 128}},
       Json{{"s_q", 3}, {"h_q", 2}, {"d_qk", 512}, {"s_kv", 32}, {"topk", 64}, {"varlen", false}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["out"] = {"cosine", {{"max_diff", 7e-6}, {"abs", 8e-4}, {"rel", 3.01 / 128}},
+      "FlashMLA test_flash_mla_sparse_prefill check_is_allclose vs fp32 reference (ops.md §2): abs 8e-4, rel 3.01/128, "
+      "cos 7e-6; the reference here is float64, tighter than FlashMLA's fp32, so the anchor bound is safe"};
+  d.oracle["max_logits"] = {"cosine", {{"abs", 1e-6}, {"rel", 2.01 / 65536}},
+      "FlashMLA prefill max_logits: abs 1e-6, rel 2.01/65536 (two fp32-ish ulps); -inf for lonely rows must match"};
+  d.oracle["lse"] = {"cosine", {{"abs", 1e-6}, {"rel", 2.01 / 65536}},
+      "FlashMLA prefill lse: abs 1e-6, rel 2.01/65536; +inf for lonely rows must match exactly"};
   r.add(std::move(d));
 }
 

@@ -9,6 +9,10 @@
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
 
+namespace dsv4::ops {
+FuzzSpace topk_fuzz_space();  // fuzz_space.cpp
+}  // namespace dsv4::ops
+
 namespace dsv4 {
 namespace ops {
 
@@ -63,11 +67,17 @@ OpDescriptor topk_descriptor() {
   d.reference = topk_reference;
   d.generate = generate_topk;
   set_shape_fields(d.name, {"R", "C", "topk"});
+  d.fuzz = ops::topk_fuzz_space();
   d.default_shapes = {
       Json{{"R", 6}, {"C", 100}, {"topk", 16}},
       Json{{"R", 4}, {"C", 700}, {"topk", 512}},
       Json{{"R", 3}, {"C", 10}, {"topk", 32}},
   };
+  // Default oracle policies (one per output) with their reasoning: error_model.md beside this file or the
+  // anchor suite of ops.md. oracle::require_default_policies rejects an output without one.
+  d.oracle["topk_indices"] = {"topk-set", {{"tie_tol", 1e-5}},
+      "ops.md §5 set semantics: order unspecified, ties within 1e-5 of the k-th value may swap (vLLM "
+      "test_top_k_per_row), -1 padding must match"};
   return d;
 }
 

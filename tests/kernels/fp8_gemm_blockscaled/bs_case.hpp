@@ -6,7 +6,7 @@
 
 #include <string>
 
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 
 namespace dsv4::test::bs {
 

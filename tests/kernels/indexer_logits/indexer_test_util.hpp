@@ -22,7 +22,7 @@
 #include "reference/ops/common/quant_fp8_encode.hpp"
 #include "reference/ops/indexer_logits/indexer_bound.hpp"
 #include "reference/ops/indexer_logits_paged/indexer_logits_paged.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 
 namespace dsv4::test::idx {
 

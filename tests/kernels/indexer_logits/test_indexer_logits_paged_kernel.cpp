@@ -9,7 +9,7 @@
 
 #include "kernels/indexer_logits/indexer_logits.hpp"
 #include "tests/kernels/indexer_logits/indexer_test_util.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;

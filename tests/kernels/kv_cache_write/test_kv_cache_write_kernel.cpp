@@ -15,7 +15,7 @@
 #include "kernels/kv_cache_write/kv_cache_write.hpp"
 #include "reference/ops/common/kv_cache_gen.hpp"
 #include "reference/ops/common/kv_cache_layout.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;

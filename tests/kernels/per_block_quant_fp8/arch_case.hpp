@@ -1,12 +1,12 @@
 // Test helper of the issue-7 quantization kernel tests (per_block_quant_fp8, inv_rope_fp8_quant): like
-// kern::run_and_judge (tests/kernels/quant_fp8/kernel_case.hpp: poisoned outputs, runner path, default oracle
+// kern::run_and_judge (tests/kernels/kernel_case.hpp: poisoned outputs, runner path, default oracle
 // policy, written-check, tile map) but with an arch profile for the runner (RunOptions.arch: "gfx942" / "gfx950" /
 // "sm_90"), plus an exact code-by-code comparison for outputs whose default policy allows a tolerance.
 #pragma once
 #include <cmath>
 #include <string>
 
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 
 namespace dsv4::test::kern {
 

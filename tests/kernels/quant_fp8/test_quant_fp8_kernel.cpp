@@ -12,7 +12,7 @@
 #include <limits>
 
 #include "kernels/quant_fp8/quant_plan.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;

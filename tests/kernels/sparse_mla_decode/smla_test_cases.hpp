@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "kernels/sparse_mla_decode/smla_plan.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 
 namespace dsv4::test::smla {
 

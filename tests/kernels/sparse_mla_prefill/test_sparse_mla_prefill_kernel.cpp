@@ -14,7 +14,7 @@
 #include <set>
 
 #include "kernels/sparse_mla_prefill/sparse_prefill_plan.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;

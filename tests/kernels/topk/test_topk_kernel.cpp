@@ -14,7 +14,7 @@
 
 #include "kernels/topk/topk_kernel.hpp"
 #include "reference/ops/topk/topk.hpp"
-#include "tests/kernels/quant_fp8/kernel_case.hpp"
+#include "tests/kernels/kernel_case.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include "reference/registry/registry.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -85,8 +84,6 @@ TEST(Fp8Einsum, BadInputNamesArgumentAndRule) {
   c.attrs["expr"] = "bhd,hdr->bhr";
   expect_err(c, "expr");
 }
-
-TEST(Fp8EinsumDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("fp8_einsum"); }
 
 }  // namespace
 }  // namespace dsv4

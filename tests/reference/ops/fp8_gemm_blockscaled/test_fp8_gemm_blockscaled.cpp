@@ -9,7 +9,6 @@
 #include <gtest/gtest.h>
 
 #include "reference/registry/registry.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -153,8 +152,6 @@ TEST(Fp8GemmBlockscaled, BadInputNamesArgumentAndRule) {
   c.inputs["x_sf"] = Tensor::empty(DType::BF16, {2, 2});
   expect_err(c, "x_sf");
 }
-
-TEST(Fp8GemmBlockscaledDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("fp8_gemm_blockscaled"); }
 
 }  // namespace
 }  // namespace dsv4

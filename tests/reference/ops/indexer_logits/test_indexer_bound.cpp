@@ -173,7 +173,7 @@ TEST(IndexerBound, EmulatedKernelsWithinRegisteredBound) {
 // passes, and one element moved by twice its bound fails.
 TEST(IndexerBound, DefaultOracleIsErrorBound) {
   Registry& reg = Registry::instance();
-  oracle::install_default_policies(reg, /*overwrite=*/true);
+  oracle::require_default_policies(reg);
   auto rng = test::rng_for_current_test();
   for (const std::string op : {"indexer_logits", "indexer_logits_paged"}) {
     const OpDescriptor* d = reg.find(op);

@@ -6,7 +6,6 @@
 #include <gtest/gtest.h>
 
 #include "reference/registry/registry.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -120,8 +119,6 @@ TEST(IndexerLogits, BadInputNamesArgumentAndRule) {
   c.inputs["weights"] = Tensor::from_f64(DType::F32, {1, 3}, {1, 1, 1});
   expect_err(c, "'weights'");
 }
-
-TEST(IndexerLogitsDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("indexer_logits"); }
 
 }  // namespace
 }  // namespace dsv4

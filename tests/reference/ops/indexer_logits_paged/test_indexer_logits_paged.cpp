@@ -9,7 +9,6 @@
 
 #include "reference/ops/indexer_logits_paged/indexer_logits_paged.hpp"
 #include "reference/registry/registry.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -158,8 +157,6 @@ TEST(IndexerLogitsPaged, BadInputNamesArgumentAndRule) {
   c.inputs["weights"] = Tensor::empty(DType::F32, {2, 4});
   expect_err(c, "B·next_n");
 }
-
-TEST(IndexerLogitsPagedDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("indexer_logits_paged"); }
 
 }  // namespace
 }  // namespace dsv4

@@ -10,7 +10,6 @@
 #include "reference/ops/common/rope_apply.hpp"
 #include "reference/registry/registry.hpp"
 #include "tests/reference/ops/per_token_group_quant_fp8/quant_test_util.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -155,8 +154,6 @@ TEST(InvRopeFp8Quant, BadInputNamesAttribute) {
   c.attrs["pairing"] = "gptj";
   EXPECT_THROW(run_reference("inv_rope_fp8_quant", c), InputError);
 }
-
-TEST(InvRopeFp8QuantDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("inv_rope_fp8_quant"); }
 
 }  // namespace
 }  // namespace dsv4

@@ -7,7 +7,6 @@
 
 #include "reference/registry/registry.hpp"
 #include "tests/reference/ops/per_token_group_quant_fp8/quant_test_util.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -62,8 +61,6 @@ TEST(PerBlockQuantFp8, BadInputNamesArgumentAndRule) {
   c.inputs["w"] = Tensor::empty(DType::I32, {2, 2});
   EXPECT_THROW(run_reference("per_block_quant_fp8", c), InputError);
 }
-
-TEST(PerBlockQuantFp8Descriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("per_block_quant_fp8"); }
 
 }  // namespace
 }  // namespace dsv4

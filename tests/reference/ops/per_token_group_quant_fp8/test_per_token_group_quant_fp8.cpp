@@ -8,7 +8,6 @@
 
 #include "reference/registry/registry.hpp"
 #include "tests/reference/ops/per_token_group_quant_fp8/quant_test_util.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -127,8 +126,6 @@ TEST(PerTokenGroupQuantFp8, BadInputNamesAttribute) {
   c.inputs["x"] = Tensor::empty(DType::F32, {4});
   expect_err(c, "'x'");
 }
-
-TEST(PerTokenGroupQuantFp8Descriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("per_token_group_quant_fp8"); }
 
 }  // namespace
 }  // namespace dsv4

@@ -8,7 +8,6 @@
 #include "reference/ops/common/gemm_random.hpp"
 #include "reference/ops/skinny_gemm/skinny_gemm.hpp"
 #include "reference/registry/registry.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -155,8 +154,6 @@ TEST(SkinnyGemm, BadInputNamesArgumentAndRule) {
   c.inputs["a"] = Tensor::empty(DType::BF16, {2, 16}).as_strided({2, 16}, {8, 1}, 0);
   expect_err(c, "Kap");
 }
-
-TEST(SkinnyGemmDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("skinny_gemm"); }
 
 }  // namespace
 }  // namespace dsv4

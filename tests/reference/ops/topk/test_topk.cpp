@@ -8,7 +8,6 @@
 
 #include "reference/ops/topk/topk.hpp"
 #include "reference/registry/registry.hpp"
-#include "tests/reference/ops/descriptor_smoke.hpp"
 #include "tests/support/seed.hpp"
 
 namespace dsv4 {
@@ -145,8 +144,6 @@ TEST(Topk, BadInputNamesArgumentAndRule) {
   c.attrs["masked"] = "zero";
   expect_err(c, "masked");
 }
-
-TEST(TopkDescriptor, DefaultShapesGenerateValidCases) { test::expect_default_shapes_run("topk"); }
 
 }  // namespace
 }  // namespace dsv4

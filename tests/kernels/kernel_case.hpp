@@ -1,4 +1,4 @@
-// Test helper shared by the kernel tests of issue 7 (merge_attn_states, per_token_group_quant_fp8): runs a case
+// Test helper shared by the kernel tests of every op: runs a case
 // through the tools' path (fuzz::run_under_test on this build's backend: outputs poisoned first, the kernel
 // registry's runner, plan JSON) and judges it against the float64 reference with the op's default oracle policy,
 // the written-check on and the plan's tile map. Also a fixture that sets / restores the sim wave size.
@@ -39,7 +39,7 @@ struct Checked {
 
 inline const OpDescriptor& descriptor(const std::string& op) {
   static std::once_flag once;
-  std::call_once(once, [] { oracle::install_default_policies(Registry::instance()); });
+  std::call_once(once, [] { oracle::require_default_policies(Registry::instance()); });
   const OpDescriptor* d = Registry::instance().find(op);
   if (!d) throw std::logic_error("op not registered: " + op);
   return *d;

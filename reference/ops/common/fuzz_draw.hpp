@@ -1,15 +1,19 @@
-// Helpers shared by the per-op generator specs (fuzz/generators/specs_*.cpp): picking from lists,
-// alignment-edge integers, storing a float64 into any floating tensor (fp8 through RNE satfinite
-// encoding), and the per-op spec constructors the aggregator in op_generators.cpp lists.
+// Drawing helpers for the ops' fuzz spaces (reference/ops/<op>/fuzz_space.cpp) and the fuzz value layer: picking
+// from lists, alignment-edge integers, storing a float64 into any floating tensor (fp8 through RNE satfinite
+// encoding), the largest finite value of a dtype, and E8M0 extremes in scale tensors.
 #pragma once
 #include <cstdint>
 #include <initializer_list>
+#include <limits>
 #include <random>
 #include <vector>
 
-#include "fuzz/generators/op_generators.hpp"
+#include "reference/tensor/tensor.hpp"
 
-namespace dsv4::fuzz::gen {
+namespace dsv4::draw {
+
+inline constexpr double kInf = std::numeric_limits<double>::infinity();
+inline constexpr double kNaN = std::numeric_limits<double>::quiet_NaN();
 
 template <typename T>
 T pick(std::mt19937_64& rng, const std::vector<T>& v) {
@@ -29,27 +33,13 @@ std::int64_t align_edge(std::mt19937_64& rng, std::int64_t align, std::int64_t m
 
 // Stores v into element i (linear, logical order) of a floating tensor; fp8 codes by RNE satfinite.
 void store(Tensor& t, std::int64_t i, double v);
-bool is_floating(DType t);
-// Largest finite magnitude of a floating dtype.
+// A value dtype the distributions rewrite: F64, F32, F16, BF16 and the fp8 element formats (not E8M0 scales).
+bool is_value_dtype(DType t);
+// Largest finite magnitude of a value dtype.
 double max_finite_of(DType t);
-
-// Per-op specs (one constructor each).
-OpGenSpec merge_attn_states_spec();
-OpGenSpec sparse_mla_prefill_spec();
-OpGenSpec sparse_mla_decode_spec();
-OpGenSpec kv_cache_write_spec();
-OpGenSpec indexer_logits_spec();
-OpGenSpec indexer_logits_paged_spec();
-OpGenSpec topk_spec();
-OpGenSpec skinny_gemm_spec();
-OpGenSpec fp8_gemm_blockscaled_spec();
-OpGenSpec fp8_einsum_spec();
-OpGenSpec per_token_group_quant_fp8_spec();
-OpGenSpec per_block_quant_fp8_spec();
-OpGenSpec inv_rope_fp8_quant_spec();
 
 // E8M0 extremes in a scale tensor (F8_E8M0 bytes or I32 words of 4 packed bytes): sets the byte of
 // `row` (first index) in every group to `byte`. F32 scales are left alone (no E8M0 there).
 void set_e8m0_row(Tensor& scales, std::int64_t row, std::uint8_t byte);
 
-}  // namespace dsv4::fuzz::gen
+}  // namespace dsv4::draw

@@ -1,5 +1,6 @@
-// Bit-exact fp32 -> FP8 E4M3 encoders for kernel code (every backend, no vendor fp8 types), shared by the
-// quant_fp8 and merge_attn_states kernels, and the exact decoders e4m3_to_f32 / ue8m0_to_f32 (fp8 GEMMs).
+// Bit-exact fp32 -> FP8 E4M3 encoders for kernel code (every backend, no vendor fp8 types) and the exact decoders
+// e4m3_to_f32 / ue8m0_to_f32, shared by every kernel that reads or writes fp8 (quantizers, merge, cache write,
+// fp8 GEMMs, indexer, sparse decode, topk, dequant).
 // Include only after kernels/port/hip_port.hpp.
 //   e4m3fn  (OCP):  bias 7, max 448 (0x7E), NaN 0x7F|sign, -0 = 0x80.
 //   e4m3fnuz:       bias 8, max 240 (0x7F), NaN 0x80, no -0 (a zero result is 0x00).
