@@ -4,7 +4,8 @@
 set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config
       libeigen3-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
-      libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev)
+      libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
+      pybind11-dev python3-dev python3-numpy python3-pytest)  # the Python API (python/, tests/python)
 if [[ "${1:-}" == "--with-amd" ]]; then
   pkgs+=(clang-19 llvm-19 lld-19 rocm-device-libs libamdhip64-dev)  # no hipcc: Debian's wraps clang-15 (no gfx942)
 fi
