@@ -111,6 +111,7 @@ def _save_failure(op, inputs, outputs, attrs):
 def assert_op_close(op, inputs, outputs, attrs=None):
     """judge(), raising AssertionError with the verdict's text when any output fails. Under the pytest plugin's
     --dsv4check-save-failures DIR the failing case is also saved there as a fixture. Returns the Verdict."""
+    __tracebackhide__ = True  # pytest shows the caller's line and the verdict, not this function
     verdict = judge(op, inputs, outputs, attrs)
     if not verdict.passed:
         msg = str(verdict)

@@ -133,19 +133,20 @@ def test_bad_input_is_a_value_error_naming_it(case, mutate, pattern):
         dsv4check.judge(op, i, o, a)
 
 
-def test_an_fnuz_output_as_uint8_reads_as_the_format_named(seed):
-    """An FNUZ output passed as uint8 codes with its format named passes; named as the OCP format, the dtype
-    differs from the op's output, a ValueError naming it."""
-    for op in sorted(dsv4check.ops()):
-        inputs, attrs = dsv4check.example_case(op, seed)
-        outputs = dsv4check.reference(op, inputs, attrs)
-        fnuz = [k for k, v in outputs.items() if isinstance(v, dsv4check.CodeArray) and v.format == "F8_E4M3FNUZ"]
-        if fnuz:
-            k = fnuz[0]
-            raw = dict(outputs, **{k: outputs[k].view(np.ndarray)})
-            named = dict(attrs, dtypes={"out." + k: "e4m3fnuz"})
-            assert dsv4check.judge(op, inputs, raw, named).passed
-            with pytest.raises(ValueError, match=rf"out\.{k}.*F8_E4M3FN\b.*F8_E4M3FNUZ"):
-                dsv4check.judge(op, inputs, raw, dict(attrs, dtypes={"out." + k: "e4m3fn"}))
-            return
-    pytest.skip("no example case has an FNUZ output")
+def test_an_fnuz_output_as_uint8_reads_as_the_format_named(case):
+    """An FNUZ output passed as uint8 codes reads as FNUZ with its format named (or implied by
+    output_fp8_format, the fixture rule); named as the OCP format it is not the op's output dtype: a ValueError
+    naming it. The FNUZ codes decode to other values than the same codes as e4m3fn."""
+    inputs, _ = case
+    attrs = {"output_scale": 0.25, "output_fp8_format": "e4m3fnuz"}
+    ref = dsv4check.reference(OP, inputs, attrs)
+    assert isinstance(ref["output"], dsv4check.CodeArray) and ref["output"].format == "F8_E4M3FNUZ"
+    raw = dict(ref, output=ref["output"].view(np.ndarray))
+    assert raw["output"].dtype == np.uint8
+    assert dsv4check.judge(OP, inputs, raw, dict(attrs, dtypes={"out.output": "e4m3fnuz"})).passed
+    assert dsv4check.judge(OP, inputs, raw, attrs).passed
+    with pytest.raises(ValueError, match=r"out\.output.*F8_E4M3FN\b.*F8_E4M3FNUZ"):
+        dsv4check.judge(OP, inputs, raw, dict(attrs, dtypes={"out.output": "e4m3fn"}))
+    bad, idx = corrupt(ref["output"])
+    v = dsv4check.judge(OP, inputs, dict(raw, output=bad.view(np.ndarray)), dict(attrs, dtypes={"out.output": "F8_E4M3FNUZ"}))
+    assert not v.passed and v.outputs["output"].worst[0].index == idx
