@@ -30,7 +30,10 @@ def test_cuda_is_there_when_the_bundle_runs_on_a_gpu():
 def to_torch(a, device):
     """A CodeArray as a tensor of its own torch dtype (BF16 or a float8), others as they are."""
     if isinstance(a, dsv4check.CodeArray):
-        codes = torch.from_numpy(np.ascontiguousarray(a.view(np.ndarray)))
+        if a.format not in TORCH_OF:
+            pytest.skip(f"this torch has no dtype for {a.format}")
+        codes = np.ascontiguousarray(a.view(np.ndarray))
+        codes = torch.from_numpy(codes.view(np.int16) if codes.itemsize == 2 else codes)  # no uint16 in older torch
         return codes.view(TORCH_OF[a.format]).to(device)
     return torch.from_numpy(np.ascontiguousarray(a)).to(device)
 
@@ -41,7 +44,8 @@ def test_every_torch_dtype_decodes_as_torch_does(name, device):
     """All codes of each float8 dtype (and 4096 of bf16/fp16) read through __dlpack__ with their own DLPack code
     and decoded by dsv4check equal torch's own conversion to float32."""
     dtype = getattr(torch, name)
-    if dtype.itemsize == 1:
+    itemsize = torch.empty(0, dtype=dtype).element_size()
+    if itemsize == 1:
         codes = torch.arange(256, dtype=torch.int32).to(torch.uint8)
     else:
         codes = torch.arange(0, 65536, 16, dtype=torch.int32).to(torch.int16)
@@ -51,8 +55,7 @@ def test_every_torch_dtype_decodes_as_torch_does(name, device):
     assert view[0] == fmt
     if fmt == "F16":
         return  # NumPy reads F16 natively
-    ours = dsv4check.CodeArray(codes.view(torch.uint8 if dtype.itemsize == 1 else torch.int16).numpy()
-                               .view(np.uint8 if dtype.itemsize == 1 else np.uint16), fmt).decode()
+    ours = dsv4check.CodeArray(codes.numpy().view(np.uint8 if itemsize == 1 else np.uint16), fmt).decode()
     theirs = t.float().cpu().double().numpy()
     both_nan = np.isnan(ours) & np.isnan(theirs)
     assert np.array_equal(ours[~both_nan], theirs[~both_nan]), name
@@ -78,6 +81,15 @@ def test_torch_tensors_judge_as_their_numpy_codes(op, device, seed):
     assert not got.passed and str(got) == str(want)
 
 
+def linear(a, b, c):
+    try:
+        return torch.nn.functional.linear(a, b, c)
+    except RuntimeError as e:  # older torch: no fp16 GEMM on CPU
+        if "not implemented for 'Half'" in str(e):
+            pytest.skip(f"this torch has no {a.dtype} linear on {a.device}")
+        raise
+
+
 def linear_case(dtype, device, N=7, K=264, M=40, bias=True, seed=0):
     g = torch.Generator().manual_seed(seed)
     a_wide = torch.randn(N, K + 8, generator=g).to(dtype).to(device)
@@ -93,7 +105,7 @@ def linear_case(dtype, device, N=7, K=264, M=40, bias=True, seed=0):
 def test_torch_linear_passes_as_skinny_gemm(dtype, device, bias):
     a, b, c = linear_case(dtype, device, bias=bias)
     assert not a.is_contiguous()
-    out = torch.nn.functional.linear(a, b, c)
+    out = linear(a, b, c)
     inputs = dict(a=a, b=b, bias=c)
     v = dsv4check.assert_op_close("skinny_gemm", inputs, dict(out=out))
     assert v.passed
@@ -107,7 +119,7 @@ def test_torch_linear_passes_as_skinny_gemm(dtype, device, bias):
 @pytest.mark.parametrize("device", DEVICES)
 def test_a_corrupted_linear_fails_localised(device):
     a, b, c = linear_case(torch.bfloat16, device)
-    out = torch.nn.functional.linear(a, b, c)
+    out = linear(a, b, c)
     out[3, 17] += 64.0
     with pytest.raises(AssertionError) as e:
         dsv4check.assert_op_close("skinny_gemm", dict(a=a, b=b, bias=c), dict(out=out))
@@ -156,7 +168,7 @@ def test_a_torch_merge_with_minus_inf_lses_passes_and_fails_when_corrupted(devic
 def test_a_tensor_that_requires_grad_is_read():
     a, b, c = linear_case(torch.float16, "cpu")
     b.requires_grad_(True)
-    out = torch.nn.functional.linear(a, b, c)
+    out = linear(a, b, c)
     assert dsv4check.judge("skinny_gemm", dict(a=a, b=b, bias=c), dict(out=out)).passed
 
 
