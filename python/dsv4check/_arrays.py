@@ -134,7 +134,10 @@ def _dlpack_view(label, obj, retype):
             view, keep = _dlpack_view(label, obj.view(torch.uint8), retype or fmt)
             return view, (keep, obj)
         raise ValueError(f"{label}: its __dlpack__ export failed ({e})") from e
-    info = _core.dlpack_view(cap)
+    try:
+        info = _core.dlpack_view(cap)
+    except ValueError as e:
+        raise ValueError(f"{label}: {e}") from None
     if info["device_type"] not in _HOST_DEVICES:
         raise ValueError(f"{label}: the producer returned a capsule on device {info['device_type']} instead of a "
                          "host copy")

@@ -24,6 +24,15 @@ class _DLManagedTensor(ctypes.Structure):
     _fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p)]
 
 
+class _DLPackVersion(ctypes.Structure):
+    _fields_ = [("major", ctypes.c_uint32), ("minor", ctypes.c_uint32)]
+
+
+class _DLManagedTensorVersioned(ctypes.Structure):
+    _fields_ = [("version", _DLPackVersion), ("manager_ctx", ctypes.c_void_p), ("deleter", ctypes.c_void_p),
+                ("flags", ctypes.c_uint64), ("dl_tensor", _DLTensor)]
+
+
 _new_capsule = ctypes.pythonapi.PyCapsule_New
 _new_capsule.restype = ctypes.py_object
 _new_capsule.argtypes = [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p]
@@ -35,10 +44,12 @@ CODES = {"BF16": (4, 16), "F16": (2, 16), "F32": (2, 32), "F64": (2, 64), "I32":
 
 
 class RawDLPack:
-    """Exports `array`'s memory (any strides) as a capsule of DLPack dtype `dtype` (a key of CODES)."""
+    """Exports `array`'s memory (any strides) as a capsule of DLPack dtype `dtype` (a key of CODES); with
+    `version` a DLPack 1.x "dltensor_versioned" capsule of that (major, minor) version."""
 
-    def __init__(self, array, dtype, device=(1, 0)):
+    def __init__(self, array, dtype, device=(1, 0), version=None):
         self.array = array
+        self.version = version
         self.code, self.bits = CODES[dtype]
         self.device = device
         self.calls = []
@@ -51,7 +62,9 @@ class RawDLPack:
         a = self.array
         self._shape = (ctypes.c_int64 * max(a.ndim, 1))(*a.shape)
         self._strides = (ctypes.c_int64 * max(a.ndim, 1))(*[s // a.itemsize for s in a.strides])
-        m = _DLManagedTensor()
+        m = _DLManagedTensorVersioned() if self.version else _DLManagedTensor()
+        if self.version:
+            m.version = _DLPackVersion(*self.version)
         m.dl_tensor.data = a.ctypes.data
         m.dl_tensor.device = _DLDevice(*self.device)
         m.dl_tensor.ndim = a.ndim
@@ -60,7 +73,8 @@ class RawDLPack:
         m.dl_tensor.strides = ctypes.cast(self._strides, ctypes.POINTER(ctypes.c_int64))
         m.dl_tensor.byte_offset = 0
         self._managed = m  # alive as long as this producer: the capsule has no destructor
-        return _new_capsule(ctypes.addressof(m), b"dltensor", None)
+        name = b"dltensor_versioned" if self.version else b"dltensor"
+        return _new_capsule(ctypes.addressof(m), name, None)
 
 
 class NumpyDLPack:

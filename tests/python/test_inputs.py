@@ -60,6 +60,14 @@ def test_dlpack_producers_read_like_numpy(case):
     assert str(a) == str(b) == str(c) and a.passed
 
 
+def test_versioned_capsules_are_read_and_an_unknown_major_version_refused(case):
+    inputs, outputs = case
+    v1 = dsv4check.judge(OP, {k: RawDLPack(v, "F32", version=(1, 1)) for k, v in inputs.items()}, outputs)
+    assert str(v1) == str(dsv4check.judge(OP, inputs, outputs)) and v1.passed
+    with pytest.raises(ValueError, match=r"input 'prefix_lse'.*major version 2"):
+        dsv4check.judge(OP, dict(inputs, prefix_lse=RawDLPack(inputs["prefix_lse"], "F32", version=(2, 0))), outputs)
+
+
 def test_a_gpu_tensor_is_copied_to_the_host_through_the_protocol(case):
     inputs, outputs = case
     gpu = {k: FakeGpuTensor(v) for k, v in inputs.items()}
