@@ -81,6 +81,18 @@ FixtureVerdict judge_fixture(const io::Fixture& f, const VerifyOptions& options)
   return v;
 }
 
+std::string verdict_text(const std::string& name, const io::Fixture& f, const FixtureVerdict& v) {
+  std::string s = (v.pass() ? "PASS " : "FAIL ") + name + " (" + f.op;
+  if (!f.source.empty()) s += "; source: " + f.source;
+  if (!f.note.empty()) s += "; " + f.note;
+  s += ")\n";
+  s += indent("outputs under test vs recomputed reference: " + oracle::text_report(v.outputs));
+  if (!f.sim_findings.is_null())
+    s += indent("recorded when the outputs were made: " + fuzz::SimFindings::from_json(f.sim_findings).text());
+  if (v.goldens) s += indent("recomputed reference vs trusted expected.* goldens: " + oracle::text_report(*v.goldens));
+  return s;
+}
+
 int verify_file(const std::filesystem::path& path, const VerifyOptions& options, std::ostream& out) {
   const std::string name = path.string();
   FixtureVerdict v;
@@ -102,14 +114,7 @@ int verify_file(const std::filesystem::path& path, const VerifyOptions& options,
     if (!f.sim_findings.is_null()) j["sim_findings"] = f.sim_findings;
     out << j.dump() << "\n";
   } else {
-    out << (pass ? "PASS " : "FAIL ") << name << " (" << f.op;
-    if (!f.source.empty()) out << "; source: " << f.source;
-    if (!f.note.empty()) out << "; " << f.note;
-    out << ")\n";
-    out << indent("outputs under test vs recomputed reference: " + oracle::text_report(v.outputs));
-    if (!f.sim_findings.is_null())
-      out << indent("recorded when the outputs were made: " + fuzz::SimFindings::from_json(f.sim_findings).text());
-    if (v.goldens) out << indent("recomputed reference vs trusted expected.* goldens: " + oracle::text_report(*v.goldens));
+    out << verdict_text(name, f, v);
   }
   if (!options.heatmap_dir.empty() && !pass) {
     std::filesystem::create_directories(options.heatmap_dir);

@@ -37,6 +37,10 @@ void ensure_default_policies();
 // reference rejects the inputs, an out.* tensor is not an output the reference produces, shapes differ.
 FixtureVerdict judge_fixture(const io::Fixture& f, const VerifyOptions& options = {});
 
+// The text `verify` prints for a judged fixture named `name`: the PASS/FAIL line, then the oracle's reports
+// (also the text of a verdict of the Python API, python/).
+std::string verdict_text(const std::string& name, const io::Fixture& f, const FixtureVerdict& v);
+
 // Verifies one file and prints its verdict (PASS/FAIL/INVALID line, then the oracle's report). Returns 0,
 // 1 or 2 and never throws for a bad file.
 int verify_file(const std::filesystem::path& path, const VerifyOptions& options, std::ostream& out);
