@@ -2,7 +2,8 @@
 # Packs what the Python API's pytest suite needs on a machine with no build tree and none of our Debian -dev
 # packages (e.g. the H200 machine: Ubuntu 24.04, a pip venv with torch, numpy, pybind11 and pytest; g++):
 #   lib/        libdsv4check_pycore.so (built here: registry, references, oracle, `verify`'s judgement) and the
-#               shared libraries it and dsv4check load that a plain Ubuntu lacks (fmt, boost, stb, gomp)
+#               shared libraries it and dsv4check load that a plain Ubuntu lacks (fmt, boost, stb, gomp, OpenBLAS
+#               with its gfortran runtime)
 #   bin/        dsv4check (sim build), for the tests that compare with `dsv4check verify`
 #   include/    the two headers the binding needs (python/core/bridge.hpp, python/binding/dlpack_abi.hpp)
 #   src/        the binding's source (python/binding/module.cpp)
@@ -28,7 +29,8 @@ cp "$build/tools/dsv4check" "$dest/bin/"
 for f in "$dest/lib/libdsv4check_pycore.so" "$dest/bin/dsv4check"; do
   ldd "$f" | awk '/=> \// {print $3}' | while read -r lib; do
     case "$(basename "$lib")" in
-      libfmt*|libgomp*|libboost*|libstb*) cp -n "$lib" "$dest/lib/" ;;
+      libfmt*|libgomp*|libboost*|libstb*|libopenblas*|libblas*|libcblas*|liblapack*|libgfortran*|libquadmath*)
+        cp -nL "$lib" "$dest/lib/" ;;
     esac
   done
 done
