@@ -203,9 +203,11 @@ BlockExec* Executor::start_block(LaunchExec* l) {
   b->aborted = false;
   b->abort_reason.clear();
   // LDS arena: capacity-sized storage reused across blocks; epochs make old shadow state read as "never written".
+  // data has a guard of another capacity after the window: raw-pointer accesses (hipsim) past the allocation land
+  // there, where the checks drop them, instead of in the host heap.
   const std::size_t cap = profile->lds_bytes_per_block;
-  if (b->lds.data.size() != cap) {
-    b->lds.data.assign(cap, 0xCD);
+  if (b->lds.shadow.size() != cap) {
+    b->lds.data.assign(2 * cap, 0xCD);
     b->lds.shadow.assign(cap, ShadowByte{});
   }
   b->lds.dynamic_bytes = cfg.dynamic_lds_bytes;
