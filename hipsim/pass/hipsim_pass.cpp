@@ -6,7 +6,8 @@
 //  2. at the end of the optimizer, every load, store, atomic and memory intrinsic whose underlying object is not a
 //     stack slot or a (non-LDS) global gets a call __hipsim_access(addr, bytes, flags, site, "file:line") before
 //     it; `site` is the LDS variable the pointer was derived from when the optimizer can see it (provenance for
-//     "ran past one variable into the next"), else null.
+//     "ran past one variable into the next"), else null. An instrumented linkonce/weak function becomes internal,
+//     so the runtime (not instrumented) never links against this module's instrumented copy of an inline function.
 // Invariant: pass 1 runs before any optimization, so no use of an LDS variable is folded or merged away.
 #include <map>
 #include <string>
@@ -69,6 +70,7 @@ struct RelocateShared : PassInfoMixin<RelocateShared> {
       fn->setMemoryEffects(MemoryEffects::inaccessibleMemOnly(ModRefInfo::Ref));
     }
     std::map<std::string, GlobalVariable*> strings;
+    std::map<Function*, Instruction*> last_call;
     for (GlobalVariable* g : lds) {
       const bool dynamic = g->getSection() == kLdsDynSection || g->isDeclaration();
       Value* site = nullptr;
@@ -89,9 +91,12 @@ struct RelocateShared : PassInfoMixin<RelocateShared> {
         if (!inst) continue;
         Function* f = inst->getFunction();
         Value*& p = per_fn[f];
-        if (!p) {
-          IRBuilder<> b(&*f->getEntryBlock().getFirstInsertionPt());
-          p = dynamic ? b.CreateCall(dyn_fn, {}, "lds.dyn") : b.CreateCall(lds_fn, {site}, "lds." + g->getName());
+        if (!p) {  // in declaration order after the earlier ones: the arena is laid out in that order
+          Instruction* at = &*f->getEntryBlock().getFirstInsertionPt();
+          if (Instruction* last = last_call[f]) at = last->getNextNode();
+          IRBuilder<> b(at);
+          CallInst* call = dynamic ? b.CreateCall(dyn_fn, {}, "lds.dyn") : b.CreateCall(lds_fn, {site}, "lds." + g->getName());
+          p = last_call[f] = call;
         }
         u->set(p);
       }
@@ -159,6 +164,12 @@ struct InstrumentAccesses : PassInfoMixin<InstrumentAccesses> {
           b.CreateCall(access, {p, b.CreateZExtOrTrunc(size, i64), ConstantInt::get(i32, flags), site, loc});
         }
         changed = true;
+      }
+      // An instrumented inline function (a libstdc++ template, say) must not be the copy the linker keeps for the
+      // uninstrumented runtime too: this module keeps its own.
+      if (!work.empty() && (f.hasLinkOnceLinkage() || f.hasWeakLinkage())) {
+        f.setLinkage(GlobalValue::InternalLinkage);
+        f.setComdat(nullptr);
       }
     }
     return changed ? PreservedAnalyses::none() : PreservedAnalyses::all();

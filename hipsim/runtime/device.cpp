@@ -63,6 +63,12 @@ int array_at(sd::LdsArena& a, std::int64_t abs) {
   return best >= 0 ? best : sd::lds_dynamic("extern __shared__");
 }
 
+// The lane's turn ends after each LDS access (Options::wave_lockstep): the next ready thread runs.
+void lockstep_yield(sd::Executor& ex, sd::BlockExec& b) {
+  b.ready.push_back(sd::g_current->linear);
+  ex.yield_current(sd::ThreadState::ready);
+}
+
 void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t n, std::uint32_t flags,
                const void* site, const char* loc) {
   sd::LdsArena& a = b.lds;
@@ -86,10 +92,6 @@ void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t
     const std::size_t from = std::max<std::size_t>(std::size_t(abs), a.size);
     if (flags & kWrite) g_dirty.push_back({&b, b.epoch_base, from, end});
     else std::memset(a.data.data() + from, 0, end - from);
-  }
-  if (ex.options.wave_lockstep) {
-    b.ready.push_back(sd::g_current->linear);
-    ex.yield_current(sd::ThreadState::ready);
   }
 }
 
@@ -152,16 +154,26 @@ void* __hipsim_lds_dynamic() {
 }
 
 void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags, const void* site, const char* loc) {
+  static thread_local bool inside = false;  // the checks' own accesses are never checked
   sd::ThreadCtx* c = sd::g_current;
-  if (!c || bytes == 0) return;
+  if (!c || bytes == 0 || inside) return;
+  struct Guard {
+    Guard() { inside = true; }
+    ~Guard() { inside = false; }
+  };
   sd::Executor& ex = sd::Executor::get();
   sd::BlockExec& b = *c->block;
   const auto p = reinterpret_cast<std::uintptr_t>(addr);
   const auto base = reinterpret_cast<std::uintptr_t>(b.lds.data.data());
   if (p >= base && p - base < b.lds.data.size()) {
-    check_lds(ex, b, std::int64_t(p - base), std::size_t(bytes), flags, site, loc);
+    {
+      Guard guard;
+      check_lds(ex, b, std::int64_t(p - base), std::size_t(bytes), flags, site, loc);
+    }
+    if (ex.options.wave_lockstep) lockstep_yield(ex, b);  // outside the guard: other fibers check while we wait
     return;
   }
+  Guard guard;
   check_global(ex, b, p, std::size_t(bytes), flags, loc);
 }
 
@@ -176,7 +188,7 @@ void __hipsim_wave_exchange(int op, const void* value, std::size_t bytes, int sr
 
 void __hipsim_syncthreads(const std::source_location* loc) {
   sd::BlockExec& b = *sd::g_current->block;
-  if (b.live < b.nthreads) hipsim::report_exited_waves(b, *loc);
+  if (b.live < b.nthreads && b.barrier_arrived + 1 == b.live) hipsim::report_exited_waves(b, *loc);
   sd::syncthreads(*loc);
 }
 

@@ -140,36 +140,41 @@ std::map<const sd::BlockExec*, std::uint32_t>& exited_reported() {
   static std::map<const sd::BlockExec*, std::uint32_t> m;
   return m;
 }
-int exited_waves(const sd::BlockExec& b) {
+int exited_waves(const sd::BlockExec& b, int leaving) {
   int n = 0;
   for (int w = 0; w < b.nwaves; ++w) {
     bool all_done = true;
-    for (int l = 0; l < b.wave_lanes(w); ++l)
-      all_done &= b.threads[std::size_t(w * b.wave_size + l)].state == sd::ThreadState::done;
+    for (int l = 0; l < b.wave_lanes(w); ++l) {
+      const int i = w * b.wave_size + l;
+      all_done &= i == leaving || b.threads[std::size_t(i)].state == sd::ThreadState::done;
+    }
     n += all_done;
   }
   return n;
 }
 }  // namespace
 
-void report_exited_waves(sd::BlockExec& b, const std::source_location& loc) {
+// Reported when the hardware barrier would complete: every thread still running has arrived.
+void report_exited_waves(sd::BlockExec& b, const std::source_location& loc, int leaving) {
   auto& rep = exited_reported();
   if (auto it = rep.find(&b); it != rep.end() && it->second == b.epoch_base) return;
   rep[&b] = b.epoch_base;
   sd::Executor& ex = sd::Executor::get();
+  const int returned = b.nthreads - b.live + (leaving >= 0);
   port::sim::Violation v = ex.make_violation(port::sim::ViolationKind::barrier_divergence, &b, &ex.current_thread());
   v.detail = "__syncthreads at " + std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + " reached after " +
-             std::to_string(b.nthreads - b.live) + " thread(s) (" + std::to_string(exited_waves(b)) + " whole wave(s)) of the "
-             "block returned: CDNA does not wait for returned waves, so the barrier orders nothing with them";
+             std::to_string(returned) + " thread(s) (" + std::to_string(exited_waves(b, leaving)) +
+             " whole wave(s)) of the block returned: CDNA does not wait for returned waves, so the barrier orders "
+             "nothing with them";
   ex.add_violation(v);
 }
 
 void on_thread_exit(sd::BlockExec& b) {
-  if (b.barrier_arrived == 0) return;
+  if (b.barrier_arrived == 0 || b.barrier_arrived != b.live - 1) return;  // live still counts this thread
   const sd::SimThread* waiter = nullptr;
   for (const sd::SimThread& t : b.threads)
     if (t.state == sd::ThreadState::at_barrier) { waiter = &t; break; }
-  report_exited_waves(b, waiter ? waiter->loc : b.barrier_loc);
+  report_exited_waves(b, waiter ? waiter->loc : b.barrier_loc, sd::g_current->linear);
 }
 
 }  // namespace hipsim
