@@ -12,8 +12,22 @@ import re
 import sys
 
 
+def matching_open(text, close_at, open_ch, close_ch):
+    """Index of the bracket that opens the one at text[close_at] (scanning back), or -1."""
+    depth = 0
+    for j in range(close_at, -1, -1):
+        if text[j] == close_ch:
+            depth += 1
+        elif text[j] == open_ch:
+            depth -= 1
+            if depth == 0:
+                return j
+    return -1
+
+
 def kernel_name_start(text, end):
-    """Index where the kernel expression before text[end] (`<<<`) starts: an id-expression with template args."""
+    """Index where the kernel expression before text[end] (`<<<`) starts: an id-expression with template args,
+    or a parenthesised expression."""
     i = end
     while i > 0 and text[i - 1] in ' \t':
         i -= 1
@@ -21,33 +35,13 @@ def kernel_name_start(text, end):
         c = text[i - 1]
         if c.isalnum() or c in '_:':
             i -= 1
-        elif c == '>':
-            depth = 0
-            j = i - 1
-            while j >= 0:
-                if text[j] == '>':
-                    depth += 1
-                elif text[j] == '<':
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j -= 1
+        elif c in '>)':
+            j = matching_open(text, i - 1, '<' if c == '>' else '(', c)
             if j < 0:
                 break
             i = j
-        elif c == ')' :  # (kernel<...>) in parentheses
-            depth = 0
-            j = i - 1
-            while j >= 0:
-                if text[j] == ')':
-                    depth += 1
-                elif text[j] == '(':
-                    depth -= 1
-                    if depth == 0:
-                        break
-                j -= 1
-            i = j
-            break
+            if c == ')':
+                break
         else:
             break
     return i
