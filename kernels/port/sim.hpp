@@ -31,8 +31,9 @@ struct Options {
   bool check_uninitialized = true;     // report reads of never-written LDS
   bool check_hazards = true;           // report same-address LDS access by two threads, one a write, no barrier
   bool fail_on_violation = false;      // a launch with any violation fails (Error at the next sync)
-  bool wave_lockstep = false;          // LDS accesses of two lanes of one wave are ordered (CDNA lockstep; hipsim
-                                       //   runs a block's lanes round-robin access by access, hipsim/README)
+  bool wave_lockstep = false;          // LDS accesses of two lanes of one wave are ordered (CDNA lockstep: hipsim
+                                       //   runs a block's lanes round-robin access by access; the random schedule
+                                       //   then interleaves blocks only, each block's threads in FIFO order)
   std::size_t stack_bytes = 64 * 1024; // per-fiber stack
   std::size_t max_violations = 1000;   // stored per report; further ones are only counted
 };

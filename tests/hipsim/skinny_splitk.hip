@@ -8,7 +8,7 @@
 // allocation, through a float4*), BUG_NEIGHBOUR (the epilogue reads bias one past its array, into the next
 // __shared__ variable), BUG_MISSING_SYNC (no __syncthreads between the partial writes and wave 0's reads),
 // BUG_EARLY_EXIT (waves without K work return before the readback's __syncthreads), BUG_GLOBAL_OOB (the bias load
-// guard admits row M: one element past the end of bias).
+// guard admits row M: one element past the end of bias), BUG_UNINIT (the staging leaves the rows of a past N unwritten).
 #include <hip/hip_bf16.h>
 #include <hip/hip_runtime.h>
 
@@ -44,9 +44,14 @@ __global__ __launch_bounds__(256) void skinny_splitk(const __hip_bfloat16* a, co
   for (int k0 = 0; k0 < K; k0 += kKTile) {
     {  // stage a[n][k0 .. k0 + 512) as 8-element (16-byte) pieces: one per thread
       const int n = tid / 64, piece = tid % 64, k = k0 + piece * 8;
+#ifdef BUG_UNINIT
+      if (n < N && k < K)  // rows of a past N are left unwritten, but the loop below reads all kMaxN rows
+        reinterpret_cast<uint4*>(smem.a_tile)[tid] = *reinterpret_cast<const uint4*>(a + std::size_t(n) * K + k);
+#else
       uint4 v = make_uint4(0, 0, 0, 0);
       if (n < N && k < K) v = *reinterpret_cast<const uint4*>(a + std::size_t(n) * K + k);
       reinterpret_cast<uint4*>(smem.a_tile)[tid] = v;
+#endif
     }
     __syncthreads();
     for (int i = 0; i < kKPerWave / 64; ++i) {

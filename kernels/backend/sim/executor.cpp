@@ -403,7 +403,9 @@ bool Executor::step_random() {
     if (!f->ready.empty()) runnable.push_back(f);
   if (runnable.empty()) return false;
   BlockExec* b = runnable[rng() % runnable.size()];
-  const std::size_t k = rng() % b->ready.size();
+  // wave_lockstep (hipsim): the block's threads stay in FIFO order, which keeps each wave's lanes in lockstep;
+  // the seed still picks which block runs and when blocks start.
+  const std::size_t k = options.wave_lockstep ? 0 : rng() % b->ready.size();
   const int i = b->ready[k];
   b->ready.erase(b->ready.begin() + static_cast<std::ptrdiff_t>(k));
   run_thread(*b, b->threads[static_cast<std::size_t>(i)]);
