@@ -105,6 +105,7 @@ void ensure_setup() {
   if (const char* s = std::getenv("DSV4_SIM_ERROR_EXITCODE")) g_exit_code = std::atoi(s);
   g_report_file = std::getenv("DSV4_SIM_REPORT");
   o.wave_lockstep = true;
+  o.barrier_skips_exited = true;
   port::sim::set_options(o);
   std::atexit(at_exit);
 }
@@ -174,7 +175,9 @@ void on_thread_exit(sd::BlockExec& b) {
   const sd::SimThread* waiter = nullptr;
   for (const sd::SimThread& t : b.threads)
     if (t.state == sd::ThreadState::at_barrier) { waiter = &t; break; }
-  report_exited_waves(b, waiter ? waiter->loc : b.barrier_loc, sd::g_current->linear);
+  const std::source_location loc = waiter ? waiter->loc : b.barrier_loc;
+  report_exited_waves(b, loc, sd::g_current->linear);
+  if (sd::Executor::get().options.barrier_skips_exited) sd::release_barrier(b, loc);  // as CDNA counts it
 }
 
 }  // namespace hipsim

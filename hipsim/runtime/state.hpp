@@ -34,9 +34,10 @@ std::uint64_t seed();
 // DSV4_SIM_ERROR_EXITCODE when set and there were.
 bool flush_findings(const char* where);
 
-// `__syncthreads` met while some waves of the block have returned (CDNA does not wait for them; the sim's barrier
-// does, so the launch then also ends as a deadlock), or a thread returning while others wait at one; reported when
-// every thread still running has arrived (`leaving`: a thread about to return, counted as returned). Once per block.
+// `__syncthreads` met while some waves of the block have returned, or a thread returning while others wait at one;
+// reported when every thread still running has arrived (`leaving`: a thread about to return, counted as returned),
+// once per block. The barrier then completes, as CDNA counts it (Options::barrier_skips_exited): on_thread_exit
+// releases it when the last thread not waiting returns.
 void report_exited_waves(dsv4::port::sim::detail::BlockExec& b, const std::source_location& loc, int leaving = -1);
 void on_thread_exit(dsv4::port::sim::detail::BlockExec& b);
 

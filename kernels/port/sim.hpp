@@ -34,6 +34,8 @@ struct Options {
   bool wave_lockstep = false;          // LDS accesses of two lanes of one wave are ordered (CDNA lockstep: hipsim
                                        //   runs a block's lanes round-robin access by access; the random schedule
                                        //   then interleaves blocks only, each block's threads in FIFO order)
+  bool barrier_skips_exited = false;   // __syncthreads waits for the threads still running (CDNA); false: for all
+                                       //   (a barrier after a return is then a deadlock report)
   std::size_t stack_bytes = 64 * 1024; // per-fiber stack
   std::size_t max_violations = 1000;   // stored per report; further ones are only counted
 };
