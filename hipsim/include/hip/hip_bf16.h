@@ -6,6 +6,7 @@
 #include <cstring>
 
 #include "hip/hip_runtime.h"
+#include "hipsim/half_ops.h"
 
 struct __hip_bfloat16 {
   std::uint16_t data;
@@ -28,13 +29,6 @@ inline float __bfloat162float(__hip_bfloat16 b) { return float(b); }
 inline __hip_bfloat162 __float22bfloat162_rn(float2 f) { return {__hip_bfloat16(f.x), __hip_bfloat16(f.y)}; }
 inline __hip_bfloat162 __floats2bfloat162_rn(float a, float b) { return {__hip_bfloat16(a), __hip_bfloat16(b)}; }
 inline float2 __bfloat1622float2(__hip_bfloat162 b) { return {float(b.x), float(b.y)}; }
-inline float __low2float(__hip_bfloat162 b) { return float(b.x); }
-inline float __high2float(__hip_bfloat162 b) { return float(b.y); }
 inline __hip_bfloat16 __ushort_as_bfloat16(unsigned short u) { __hip_bfloat16 b; b.data = u; return b; }
 inline unsigned short __bfloat16_as_ushort(__hip_bfloat16 b) { return b.data; }
-inline __hip_bfloat16 operator+(__hip_bfloat16 a, __hip_bfloat16 b) { return float(a) + float(b); }
-inline __hip_bfloat16 operator-(__hip_bfloat16 a, __hip_bfloat16 b) { return float(a) - float(b); }
-inline __hip_bfloat16 operator*(__hip_bfloat16 a, __hip_bfloat16 b) { return float(a) * float(b); }
-inline __hip_bfloat16 operator/(__hip_bfloat16 a, __hip_bfloat16 b) { return float(a) / float(b); }
-inline __hip_bfloat16 __hadd(__hip_bfloat16 a, __hip_bfloat16 b) { return a + b; }
-inline __hip_bfloat16 __hmul(__hip_bfloat16 a, __hip_bfloat16 b) { return a * b; }
+HIPSIM_HALF_OPS(__hip_bfloat16, __hip_bfloat162)

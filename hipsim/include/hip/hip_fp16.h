@@ -4,6 +4,7 @@
 #include <cstdint>
 
 #include "hip/hip_runtime.h"
+#include "hipsim/half_ops.h"
 
 struct __half {
   std::uint16_t data;
@@ -23,13 +24,6 @@ inline float __half2float(__half h) { return float(h); }
 inline __half2 __floats2half2_rn(float a, float b) { return {__half(a), __half(b)}; }
 inline __half2 __float22half2_rn(float2 f) { return {__half(f.x), __half(f.y)}; }
 inline float2 __half22float2(__half2 h) { return {float(h.x), float(h.y)}; }
-inline float __low2float(__half2 h) { return float(h.x); }
-inline float __high2float(__half2 h) { return float(h.y); }
 inline __half __ushort_as_half(unsigned short u) { __half h; h.data = u; return h; }
 inline unsigned short __half_as_ushort(__half h) { return h.data; }
-inline __half operator+(__half a, __half b) { return float(a) + float(b); }
-inline __half operator-(__half a, __half b) { return float(a) - float(b); }
-inline __half operator*(__half a, __half b) { return float(a) * float(b); }
-inline __half operator/(__half a, __half b) { return float(a) / float(b); }
-inline __half __hadd(__half a, __half b) { return a + b; }
-inline __half __hmul(__half a, __half b) { return a * b; }
+HIPSIM_HALF_OPS(__half, __half2)
