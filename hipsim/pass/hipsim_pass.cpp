@@ -6,7 +6,7 @@
 //  2. at the end of the optimizer, every load, store, atomic and memory intrinsic whose underlying object is not a
 //     stack slot or a (non-LDS) global gets a call __hipsim_access(addr, bytes, flags, site, "file:line") before
 //     it; `site` is the LDS variable the pointer was derived from when the optimizer can see it (provenance for
-//     "ran past one variable into the next"), else null. An instrumented linkonce/weak function becomes internal,
+//     "ran past one variable into the next"; flag kDynamicLds for the extern __shared__ region), else null. An instrumented linkonce/weak function becomes internal,
 //     so the runtime (not instrumented) never links against this module's instrumented copy of an inline function.
 // Invariant: pass 1 runs before any optimization, so no use of an LDS variable is folded or merged away.
 #include <map>
@@ -34,7 +34,7 @@ constexpr const char* kLdsDynSection = "dsv4_lds_dyn";
 constexpr const char* kLdsFn = "__hipsim_lds";
 constexpr const char* kLdsDynFn = "__hipsim_lds_dynamic";
 constexpr const char* kAccessFn = "__hipsim_access";
-enum : unsigned { kWrite = 1, kAtomic = 2, kRead = 4 };
+enum : unsigned { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8 };  // = hipsim/runtime/device.cpp
 
 bool is_lds(const GlobalVariable& g) {
   return g.hasSection() && (g.getSection() == kLdsSection || g.getSection() == kLdsDynSection);
@@ -158,10 +158,14 @@ struct InstrumentAccesses : PassInfoMixin<InstrumentAccesses> {
           loc = string_constant(m, (d->getFilename() + ":" + Twine(d.getLine())).str(), strings);
         for (auto& [p, size, flags] : acc) {
           Value* site = ConstantPointerNull::get(cast<PointerType>(ptr));
-          if (auto* call = dyn_cast<CallInst>(getUnderlyingObject(p, 0)))
+          unsigned fl = flags;
+          if (auto* call = dyn_cast<CallInst>(getUnderlyingObject(p, 0))) {
             if (Function* callee = call->getCalledFunction(); callee && callee->getName() == kLdsFn)
               site = call->getArgOperand(0);
-          b.CreateCall(access, {p, b.CreateZExtOrTrunc(size, i64), ConstantInt::get(i32, flags), site, loc});
+            else if (callee && callee->getName() == kLdsDynFn)
+              fl |= kDynamicLds;
+          }
+          b.CreateCall(access, {p, b.CreateZExtOrTrunc(size, i64), ConstantInt::get(i32, fl), site, loc});
         }
         changed = true;
       }

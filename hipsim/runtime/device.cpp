@@ -23,7 +23,7 @@ using dsv4::port::sim::ViolationKind;
 
 namespace {
 
-enum : std::uint32_t { kWrite = 1, kAtomic = 2, kRead = 4 };  // = hipsim/pass/hipsim_pass.cpp
+enum : std::uint32_t { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8 };  // = hipsim/pass/hipsim_pass.cpp
 
 // Guard bytes a dropped write reached, to zero before the block's next access (epoch_base: the same block run).
 struct DirtyGuard {
@@ -73,7 +73,9 @@ void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t
                const void* site, const char* loc) {
   sd::LdsArena& a = b.lds;
   zero_dirty(b);
-  const int arr = site ? sd::lds_static(static_cast<const sd::LdsSite*>(site)) : array_at(a, abs);
+  const int arr = site                   ? sd::lds_static(static_cast<const sd::LdsSite*>(site))
+                  : flags & kDynamicLds ? sd::lds_dynamic("extern __shared__")
+                                        : array_at(a, abs);
   const std::int64_t off = abs - a.arrays[std::size_t(arr)].begin;
   const std::size_t first = ex.report.violations.size();
   const std::size_t in_window = std::min<std::size_t>(n, a.data.size() - std::size_t(abs));

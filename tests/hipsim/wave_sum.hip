@@ -5,7 +5,8 @@
 // adds the row sum to a grand total with __hip_atomic_fetch_add (agent scope) and the count of waves that bumped an
 // LDS counter with atomicAdd (atomics of several waves on one LDS word are no race).
 // Planted bug (-D BUG_DYNAMIC_TOO_SMALL): the launch asks for one wave's worth of dynamic LDS too little, so the last
-// wave's stores land past the workgroup's allocation (CDNA: dropped, read 0).
+// wave's stores run past the dynamic region, into the static counter after it and past the allocation (CDNA:
+// dropped, read 0).
 #include <hip/hip_runtime.h>
 
 #include <cmath>
