@@ -15,22 +15,23 @@
 #include <random>
 #include <vector>
 
+template <int kLanes>  // a template, so its __shared__ variable is a template's static (linkonce) as well
 __global__ void row_sum(const float* x, float* out, float* total, int* waves_seen, int cols) {
   extern __shared__ float buf[];
   __shared__ int arrived;  // waves that finished their tree (an LDS atomic from every wave: no race finding)
   if (threadIdx.x == 0 && threadIdx.y == 0) arrived = 0;
   __syncthreads();
   const int lane = threadIdx.x, wave = threadIdx.y, waves = blockDim.y;
-  const int col = wave * 64 + lane;
-  float* mine = buf + wave * 64;
+  const int col = wave * kLanes + lane;
+  float* mine = buf + wave * kLanes;
   mine[lane] = col < cols ? x[std::size_t(blockIdx.x) * cols + col] : 0.0f;
-  for (int s = 32; s > 0; s >>= 1)  // wave-synchronous: no barrier between one step's stores and the next's loads
+  for (int s = kLanes / 2; s > 0; s >>= 1)  // wave-synchronous: no barrier between one step's stores and the next's loads
     if (lane < s) mine[lane] += mine[lane + s];
   if (lane == 0) atomicAdd(&arrived, 1);
   __syncthreads();
   if (wave == 0 && lane == 0) {
     float sum = 0.0f;
-    for (int w = 0; w < waves; ++w) sum += buf[w * 64];
+    for (int w = 0; w < waves; ++w) sum += buf[w * kLanes];
     out[blockIdx.x] = sum;
     __hip_atomic_fetch_add(total, sum, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_AGENT);  // every block, any order
     atomicAdd(waves_seen, __hip_atomic_load(&arrived, __ATOMIC_RELAXED, __HIP_MEMORY_SCOPE_WORKGROUP));
@@ -70,7 +71,7 @@ int main(int argc, char** argv) {
 #ifdef BUG_DYNAMIC_TOO_SMALL
   lds -= 64 * sizeof(float);
 #endif
-  hipLaunchKernelGGL(row_sum, dim3(rows), dim3(64, waves), lds, nullptr, dx, dout, dtotal, dseen, cols);
+  hipLaunchKernelGGL(row_sum<64>, dim3(rows), dim3(64, waves), lds, nullptr, dx, dout, dtotal, dseen, cols);
   hipError_t e = hipDeviceSynchronize();
   if (e != hipSuccess) {
     std::printf("hipDeviceSynchronize: %s\n", hipGetErrorString(e));
