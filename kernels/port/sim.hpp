@@ -31,6 +31,11 @@ struct Options {
   bool check_uninitialized = true;     // report reads of never-written LDS
   bool check_hazards = true;           // report same-address LDS access by two threads, one a write, no barrier
   bool fail_on_violation = false;      // a launch with any violation fails (Error at the next sync)
+  bool wave_lockstep = false;          // LDS accesses of two lanes of one wave are ordered (CDNA lockstep: hipsim
+                                       //   runs a block's lanes round-robin access by access; the random schedule
+                                       //   then interleaves blocks only, each block's threads in FIFO order)
+  bool barrier_skips_exited = false;   // __syncthreads waits for the threads still running (CDNA); false: for all
+                                       //   (a barrier after a return is then a deadlock report)
   std::size_t stack_bytes = 64 * 1024; // per-fiber stack
   std::size_t max_violations = 1000;   // stored per report; further ones are only counted
 };
@@ -51,6 +56,7 @@ enum class ViolationKind {
   deadlock,               // a barrier / wave op that can never complete; detail lists each thread's position
   kernel_exception,       // an exception escaped a kernel thread; the launch fails
   shuffle_source_inactive, // a shuffle read a lane that does not exist in the block (partial wave); returned 0
+  global_out_of_range,    // hipsim: a global access outside every live allocation (past the end, after free, wild)
   cluster_lds             // another cluster workgroup's LDS (port::cluster_lds) accessed without a port::cluster_sync
                           //   after a conflicting access, or after that workgroup exited: the launch fails
 };

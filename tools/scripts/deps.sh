@@ -5,7 +5,8 @@ set -euo pipefail
 pkgs=(cmake ninja-build g++ make pkg-config
       libeigen3-dev libopenblas-dev libboost-context-dev libcli11-dev libfmt-dev nlohmann-json3-dev libstb-dev
       libgtest-dev libgmock-dev librapidcheck-dev libbenchmark-dev
-      pybind11-dev python3-dev python3-numpy python3-pytest)  # the Python API (python/, tests/python)
+      pybind11-dev python3-dev python3-numpy python3-pytest  # the Python API (python/, tests/python)
+      clang-22 llvm-22-dev)  # hipsim: clang++-22 + the LLVM 22 headers for its pass plugin
 if [[ "${1:-}" == "--with-amd" ]]; then
   # clang-22 etc. come from bookworm-security (1:22.1.8; knows gfx90a, gfx942, gfx950). No hipcc: Debian's wraps
   # clang-15 (no gfx942).

@@ -203,9 +203,11 @@ BlockExec* Executor::start_block(LaunchExec* l) {
   b->aborted = false;
   b->abort_reason.clear();
   // LDS arena: capacity-sized storage reused across blocks; epochs make old shadow state read as "never written".
+  // data has a guard of another capacity after the window: raw-pointer accesses (hipsim) past the allocation land
+  // there, where the checks drop them, instead of in the host heap.
   const std::size_t cap = profile->lds_bytes_per_block;
-  if (b->lds.data.size() != cap) {
-    b->lds.data.assign(cap, 0xCD);
+  if (b->lds.shadow.size() != cap) {
+    b->lds.data.assign(2 * cap, 0xCD);
     b->lds.shadow.assign(cap, ShadowByte{});
   }
   b->lds.dynamic_bytes = cfg.dynamic_lds_bytes;
@@ -401,7 +403,9 @@ bool Executor::step_random() {
     if (!f->ready.empty()) runnable.push_back(f);
   if (runnable.empty()) return false;
   BlockExec* b = runnable[rng() % runnable.size()];
-  const std::size_t k = rng() % b->ready.size();
+  // wave_lockstep (hipsim): the block's threads stay in FIFO order, which keeps each wave's lanes in lockstep;
+  // the seed still picks which block runs and when blocks start.
+  const std::size_t k = options.wave_lockstep ? 0 : rng() % b->ready.size();
   const int i = b->ready[k];
   b->ready.erase(b->ready.begin() + static_cast<std::ptrdiff_t>(k));
   run_thread(*b, b->threads[static_cast<std::size_t>(i)]);

@@ -155,7 +155,13 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
   HappensBefore& hb = owner.hb;
   const int me = g_current->linear;
   const std::uint32_t clk = remote ? 0 : hb.clock(me);
-  auto ordered = [&](std::uint16_t who, std::uint32_t at) { return who == tid || (!remote && hb.ordered(me, who, at)); };
+  // Options::wave_lockstep: another lane of the same wave is ordered with this one (lanes run in lockstep).
+  auto same_wave = [&](std::uint16_t who) {
+    return o.wave_lockstep && !remote && who < owner.nthreads && who / owner.wave_size == me / owner.wave_size;
+  };
+  auto ordered = [&](std::uint16_t who, std::uint32_t at) {
+    return who == tid || (!remote && hb.ordered(me, who, at)) || same_wave(who);
+  };
   // The bytes of one access mostly share one shadow state: each distinct state is worked out once.
   ShadowByte seen_in{}, seen_out{};
   bool have_seen = false;

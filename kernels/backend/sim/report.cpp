@@ -34,6 +34,7 @@ std::string_view to_string(ViolationKind k) {
     case ViolationKind::kernel_exception: return "kernel_exception";
     case ViolationKind::shuffle_source_inactive: return "shuffle_source_inactive";
     case ViolationKind::cluster_lds: return "cluster_lds";
+    case ViolationKind::global_out_of_range: return "global_out_of_range";
   }
   return "?";
 }

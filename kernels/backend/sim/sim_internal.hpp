@@ -228,6 +228,10 @@ struct BlockExec {
 void async_copy_forget(const ThreadCtx* thread);
 void wgmma_forget(const ThreadCtx* thread);
 
+// The block barrier completes (called by its last arrival, or by hipsim when the last thread not waiting returns under
+// Options::barrier_skips_exited): waiters become ready, a new LDS epoch opens. `loc`: the completing site.
+void release_barrier(BlockExec& b, const std::source_location& loc);
+
 // Thrown inside a kernel thread to stop its launch (the failure is already recorded).
 struct LaunchAbort {};
 

@@ -52,11 +52,24 @@ void syncthreads(const std::source_location& loc) {
   } else if (!same_site(b.barrier_loc, loc)) {
     b.barrier_mismatch = true;
   }
-  if (b.barrier_arrived < b.nthreads) {
+  // Options::barrier_skips_exited (CDNA): the barrier waits for the threads still running only.
+  if (b.barrier_arrived < (ex.options.barrier_skips_exited ? b.live : b.nthreads)) {
     ex.yield_current(ThreadState::at_barrier);
     return;
   }
+  release_barrier(b, loc);
+  if (ex.options.schedule == Schedule::random) {
+    b.ready.push_back(t.ctx.linear);
+    ex.yield_current(ThreadState::ready);
+  } else {
+    t.state = ThreadState::running;
+  }
+}
+
+void release_barrier(BlockExec& b, const std::source_location& loc) {
   // Last arrival: release everyone, open a new LDS epoch.
+  Executor& ex = Executor::get();
+  SimThread& t = ex.current_thread();
   ++ex.stats.barriers;
   if (b.barrier_mismatch) {
     Violation v = ex.make_violation(ViolationKind::barrier_divergence, &b, &t);
@@ -77,12 +90,6 @@ void syncthreads(const std::source_location& loc) {
       o.state = ThreadState::ready;
       b.ready.push_back(o.ctx.linear);
     }
-  }
-  if (ex.options.schedule == Schedule::random) {
-    b.ready.push_back(t.ctx.linear);
-    ex.yield_current(ThreadState::ready);
-  } else {
-    t.state = ThreadState::running;
   }
 }
 

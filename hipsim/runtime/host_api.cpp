@@ -1,0 +1,336 @@
+// hipsim runtime, host side: the HIP host API subset of hipsim/include/hipsim/host_api.h on the sim executor
+// (streams and events are kernels/port ones), kernel launches, the environment (DSV4_SIM_SEED,
+// DSV4_SIM_ERROR_EXITCODE, DSV4_SIM_REPORT) and the report printed at synchronising calls and at exit.
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <string>
+
+#include "hipsim/include/hipsim/host_api.h"
+#include "hipsim/runtime/state.hpp"
+#include "kernels/backend/sim/sim_internal.hpp"
+#include "kernels/port/detail/launch_log.hpp"
+#undef warpSize  // sim_device.hpp's kernel-side name; here it is the hipDeviceProp_t field
+
+namespace port = dsv4::port;
+namespace sd = dsv4::port::sim::detail;
+
+extern "C" {
+__attribute__((weak)) extern const char __hipsim_arch[];
+}
+
+struct __hipsim_stream {
+  port::Stream s;
+};
+struct __hipsim_event {
+  port::Event e;
+};
+
+namespace hipsim {
+
+namespace {
+hipError_t g_last = hipSuccess;
+std::uint64_t g_seed = 0;
+bool g_random = false;
+int g_exit_code = -1;
+const char* g_report_file = nullptr;
+bool g_exiting = false;
+
+hipError_t fail(hipError_t e, const std::string& why) {
+  std::fprintf(stderr, "hipsim: %s\n", why.c_str());
+  g_last = e;
+  return e;
+}
+
+std::string json_escape(const std::string& s) {
+  std::string o;
+  for (char c : s) {
+    if (c == '"' || c == '\\') o += '\\';
+    if (c == '\n') { o += "\\n"; continue; }
+    o += c;
+  }
+  return o;
+}
+
+void at_exit() {
+  if (g_exiting) return;
+  g_exiting = true;
+  try {
+    sd::Executor::get().synchronize_all();
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "hipsim: at exit: %s\n", e.what());
+  }
+  flush_findings("exit");
+}
+
+port::Stream& stream_of(hipStream_t s) { return s ? s->s : port::Stream::default_stream(); }
+
+// Runs all queued work; a failed launch or a finding makes it an error.
+hipError_t sync_all(const char* where) {
+  ensure_setup();
+  hipError_t r = hipSuccess;
+  try {
+    sd::Executor::get().synchronize_all();
+  } catch (const std::exception& e) {
+    r = fail(hipErrorLaunchFailure, e.what());
+  }
+  if (flush_findings(where) && r == hipSuccess) r = g_last = hipErrorLaunchFailure;
+  return r;
+}
+
+bool device_range(const void* p, std::size_t n) {
+  const Allocation* a = find_allocation(reinterpret_cast<std::uintptr_t>(p));
+  return a && a->live && reinterpret_cast<std::uintptr_t>(p) + n <= a->base + a->bytes;
+}
+}  // namespace
+
+std::uint64_t seed() { return g_seed; }
+
+void ensure_setup() {
+  static bool done = false;
+  if (done) return;
+  done = true;
+  port::sim::Options o;
+  if (&__hipsim_arch != nullptr) {
+    if (auto a = port::parse_arch(__hipsim_arch); a && *a != port::Arch::sm_90) o.arch = *a;
+    else fail(hipErrorNotSupported, std::string("unknown ARCH '") + __hipsim_arch + "' (gfx950, gfx942); using gfx950");
+  }
+  if (const char* s = std::getenv("DSV4_SIM_SEED")) {
+    g_random = true;
+    g_seed = std::strtoull(s, nullptr, 0);
+    o.schedule = port::sim::Schedule::random;
+    o.seed = g_seed;
+  }
+  if (const char* s = std::getenv("DSV4_SIM_ERROR_EXITCODE")) g_exit_code = std::atoi(s);
+  g_report_file = std::getenv("DSV4_SIM_REPORT");
+  o.wave_lockstep = true;
+  o.barrier_skips_exited = true;
+  port::sim::set_options(o);
+  std::atexit(at_exit);
+}
+
+bool flush_findings(const char* where) {
+  port::sim::Report r = port::sim::take_report();
+  if (r.empty()) return false;
+  const std::string sched = g_random ? "random schedule, DSV4_SIM_SEED=" + std::to_string(g_seed)
+                                     : std::string("serial schedule (DSV4_SIM_SEED=N picks a random one)");
+  std::fprintf(stderr, "hipsim: %zu finding(s) at %s (%s, arch %s)\n%s", r.total, where, sched.c_str(),
+               std::string(sd::Executor::get().profile->name).c_str(), r.to_string().c_str());
+  if (g_report_file) {
+    if (FILE* f = std::fopen(g_report_file, "a")) {
+      for (const port::sim::Violation& v : r.violations)
+        std::fprintf(f, "{\"kind\":\"%s\",\"kernel\":\"%s\",\"block\":\"%s\",\"thread\":\"%s\",\"array\":\"%s\","
+                     "\"offset\":%lld,\"size\":%zu,\"array_bytes\":%zu,\"detail\":\"%s\",\"seed\":%llu,"
+                     "\"schedule\":\"%s\"}\n",
+                     std::string(port::sim::to_string(v.kind)).c_str(), json_escape(v.kernel).c_str(),
+                     port::to_string(v.block).c_str(), port::to_string(v.thread).c_str(),
+                     json_escape(v.array).c_str(), static_cast<long long>(v.offset), v.size, v.array_bytes,
+                     json_escape(v.detail).c_str(), static_cast<unsigned long long>(g_seed),
+                     g_random ? "random" : "serial");
+      std::fclose(f);
+    }
+  }
+  std::fflush(stderr);
+  if (g_exit_code >= 0) std::_Exit(g_exit_code);
+  return true;
+}
+
+namespace {
+std::map<const sd::BlockExec*, std::uint32_t>& exited_reported() {
+  static std::map<const sd::BlockExec*, std::uint32_t> m;
+  return m;
+}
+int exited_waves(const sd::BlockExec& b, int leaving) {
+  int n = 0;
+  for (int w = 0; w < b.nwaves; ++w) {
+    bool all_done = true;
+    for (int l = 0; l < b.wave_lanes(w); ++l) {
+      const int i = w * b.wave_size + l;
+      all_done &= i == leaving || b.threads[std::size_t(i)].state == sd::ThreadState::done;
+    }
+    n += all_done;
+  }
+  return n;
+}
+}  // namespace
+
+// Reported when the hardware barrier would complete: every thread still running has arrived.
+void report_exited_waves(sd::BlockExec& b, const std::source_location& loc, int leaving) {
+  auto& rep = exited_reported();
+  if (auto it = rep.find(&b); it != rep.end() && it->second == b.epoch_base) return;
+  rep[&b] = b.epoch_base;
+  sd::Executor& ex = sd::Executor::get();
+  const int returned = b.nthreads - b.live + (leaving >= 0);
+  port::sim::Violation v = ex.make_violation(port::sim::ViolationKind::barrier_divergence, &b, &ex.current_thread());
+  v.detail = "__syncthreads at " + std::string(loc.file_name()) + ":" + std::to_string(loc.line()) + " reached after " +
+             std::to_string(returned) + " thread(s) (" + std::to_string(exited_waves(b, leaving)) +
+             " whole wave(s)) of the block returned: CDNA does not wait for returned waves, so the barrier orders "
+             "nothing with them";
+  ex.add_violation(v);
+}
+
+void on_thread_exit(sd::BlockExec& b) {
+  if (b.barrier_arrived == 0 || b.barrier_arrived != b.live - 1) return;  // live still counts this thread
+  const sd::SimThread* waiter = nullptr;
+  for (const sd::SimThread& t : b.threads)
+    if (t.state == sd::ThreadState::at_barrier) { waiter = &t; break; }
+  const std::source_location loc = waiter ? waiter->loc : b.barrier_loc;
+  report_exited_waves(b, loc, sd::g_current->linear);
+  if (sd::Executor::get().options.barrier_skips_exited) sd::release_barrier(b, loc);  // as CDNA counts it
+}
+
+}  // namespace hipsim
+
+using namespace hipsim;
+
+extern "C" {
+
+void* __hipsim_kernargs(std::size_t bytes) { return allocate(bytes, "kernel arguments"); }
+
+int __hipsim_enqueue(const char* name, void* kernel, __hipsim_uint3 grid, __hipsim_uint3 block, std::size_t lds,
+                     hipStream_t stream, void (*invoke)(void*, void*), void* args, void (*destroy)(void*)) {
+  ensure_setup();
+  std::shared_ptr<void> held(args, [destroy](void* a) {
+    destroy(a);
+    release(a);
+  });
+  port::LaunchConfig cfg;
+  cfg.grid = port::Dim3(grid.x, grid.y, grid.z);
+  cfg.block = port::Dim3(block.x, block.y, block.z);
+  cfg.dynamic_lds_bytes = lds;
+  cfg.stream = stream ? &stream->s : nullptr;
+  cfg.kernel_name = name;
+  try {
+    sd::enqueue_launch(cfg, [kernel, invoke, held] {
+      invoke(kernel, held.get());
+      on_thread_exit(*sd::g_current->block);
+    });
+  } catch (const std::exception& e) {
+    return fail(hipErrorInvalidValue, e.what());
+  }
+  return hipSuccess;
+}
+
+const char* hipGetErrorName(hipError_t e) {
+  switch (e) {
+    case hipSuccess: return "hipSuccess";
+    case hipErrorInvalidValue: return "hipErrorInvalidValue";
+    case hipErrorOutOfMemory: return "hipErrorOutOfMemory";
+    case hipErrorInvalidDevicePointer: return "hipErrorInvalidDevicePointer";
+    case hipErrorInvalidResourceHandle: return "hipErrorInvalidResourceHandle";
+    case hipErrorNotReady: return "hipErrorNotReady";
+    case hipErrorIllegalAddress: return "hipErrorIllegalAddress";
+    case hipErrorLaunchFailure: return "hipErrorLaunchFailure";
+    case hipErrorNotSupported: return "hipErrorNotSupported";
+    default: return "hipErrorUnknown";
+  }
+}
+const char* hipGetErrorString(hipError_t e) {
+  switch (e) {
+    case hipSuccess: return "no error";
+    case hipErrorLaunchFailure: return "unspecified launch failure (hipsim: a check found a problem; see its report)";
+    default: return hipGetErrorName(e);
+  }
+}
+hipError_t hipGetLastError() {
+  const hipError_t e = g_last;
+  g_last = hipSuccess;
+  return e;
+}
+hipError_t hipPeekAtLastError() { return g_last; }
+hipError_t hipGetDeviceCount(int* n) { *n = 1; return hipSuccess; }
+hipError_t hipGetDevice(int* d) { *d = 0; return hipSuccess; }
+hipError_t hipSetDevice(int d) { return d == 0 ? hipSuccess : fail(hipErrorInvalidValue, "hipSetDevice: the sim has device 0 only"); }
+
+hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
+  ensure_setup();
+  if (device != 0) return fail(hipErrorInvalidValue, "hipGetDeviceProperties: the sim has device 0 only");
+  const port::ArchProfile& a = *sd::Executor::get().profile;
+  std::memset(p, 0, sizeof *p);
+  std::snprintf(p->name, sizeof p->name, "dsv4check sim (%s)", std::string(a.name).c_str());
+  std::snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s", std::string(a.name).c_str());
+  p->totalGlobalMem = std::size_t(64) << 30;
+  p->sharedMemPerBlock = a.lds_bytes_per_block;
+  p->maxSharedMemoryPerMultiProcessor = a.lds_bytes_per_block;
+  p->warpSize = a.wave_size;
+  p->maxThreadsPerBlock = 1024;
+  p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = 1024;
+  p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 0x7FFFFFFF;
+  p->multiProcessorCount = a.compute_units;
+  p->major = 9;
+  p->minor = a.arch == port::Arch::gfx942 ? 4 : 5;
+  return hipSuccess;
+}
+
+hipError_t hipDeviceSynchronize() { return sync_all("hipDeviceSynchronize"); }
+
+hipError_t hipMalloc(void** p, std::size_t bytes) {
+  ensure_setup();
+  *p = allocate(bytes, "hipMalloc");
+  return *p ? hipSuccess : fail(hipErrorOutOfMemory, "hipMalloc of " + std::to_string(bytes) + " B failed");
+}
+hipError_t hipFree(void* p) {
+  if (!p) return hipSuccess;
+  const hipError_t r = sync_all("hipFree");
+  if (!release(p)) return fail(hipErrorInvalidDevicePointer, "hipFree of a pointer that is not a live hipMalloc allocation");
+  return r;
+}
+hipError_t hipMallocAsync(void** p, std::size_t bytes, hipStream_t) { return hipMalloc(p, bytes); }
+hipError_t hipFreeAsync(void* p, hipStream_t s) {
+  if (!p) return hipSuccess;
+  sd::Executor& ex = sd::Executor::get();
+  ex.enqueue(static_cast<sd::SimStream*>(stream_of(s).native()), sd::Op{sd::Op::host_fn, nullptr, nullptr, [p] { release(p); }, nullptr, 0});
+  return hipSuccess;
+}
+
+hipError_t hipMemcpy(void* dst, const void* src, std::size_t bytes, hipMemcpyKind kind) {
+  hipError_t r = sync_all("hipMemcpy");
+  if ((kind == hipMemcpyHostToDevice || kind == hipMemcpyDeviceToDevice) && !device_range(dst, bytes))
+    return fail(hipErrorInvalidValue, "hipMemcpy: destination is not " + std::to_string(bytes) + " B of a live device allocation");
+  if ((kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice) && !device_range(src, bytes))
+    return fail(hipErrorInvalidValue, "hipMemcpy: source is not " + std::to_string(bytes) + " B of a live device allocation");
+  std::memmove(dst, src, bytes);
+  return r;
+}
+hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t bytes, hipMemcpyKind, hipStream_t s) {
+  ensure_setup();
+  sd::Executor::get().enqueue(static_cast<sd::SimStream*>(stream_of(s).native()),
+                              sd::Op{sd::Op::host_fn, nullptr, nullptr, [=] { std::memmove(dst, src, bytes); }, nullptr, 0});
+  return hipSuccess;
+}
+hipError_t hipMemset(void* dst, int value, std::size_t bytes) {
+  hipError_t r = sync_all("hipMemset");
+  if (!device_range(dst, bytes))
+    return fail(hipErrorInvalidValue, "hipMemset: not " + std::to_string(bytes) + " B of a live device allocation");
+  std::memset(dst, value, bytes);
+  return r;
+}
+hipError_t hipMemsetAsync(void* dst, int value, std::size_t bytes, hipStream_t s) {
+  ensure_setup();
+  sd::Executor::get().enqueue(static_cast<sd::SimStream*>(stream_of(s).native()),
+                              sd::Op{sd::Op::host_fn, nullptr, nullptr, [=] { std::memset(dst, value, bytes); }, nullptr, 0});
+  return hipSuccess;
+}
+
+hipError_t hipStreamCreate(hipStream_t* s) { ensure_setup(); *s = new __hipsim_stream; return hipSuccess; }
+hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned) { return hipStreamCreate(s); }
+hipError_t hipStreamDestroy(hipStream_t s) { delete s; return hipSuccess; }
+hipError_t hipStreamSynchronize(hipStream_t) { return sync_all("hipStreamSynchronize"); }
+hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned) {
+  if (!e) return fail(hipErrorInvalidResourceHandle, "hipStreamWaitEvent: null event");
+  stream_of(s).wait(e->e);
+  return hipSuccess;
+}
+hipError_t hipEventCreate(hipEvent_t* e) { ensure_setup(); *e = new __hipsim_event; return hipSuccess; }
+hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned) { return hipEventCreate(e); }
+hipError_t hipEventDestroy(hipEvent_t e) { delete e; return hipSuccess; }
+hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
+  if (!e) return fail(hipErrorInvalidResourceHandle, "hipEventRecord: null event");
+  e->e.record(stream_of(s));
+  return hipSuccess;
+}
+hipError_t hipEventSynchronize(hipEvent_t) { return sync_all("hipEventSynchronize"); }
+hipError_t hipEventElapsedTime(float* ms, hipEvent_t, hipEvent_t) { *ms = 0.0f; return hipSuccess; }
+
+}  // extern "C"

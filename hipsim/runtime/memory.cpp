@@ -1,0 +1,44 @@
+// hipsim runtime: device allocations. Every hipMalloc is its own host allocation followed by kRedzone bytes, kept
+// in an ordered registry; freed allocations stay mapped (quarantined) so an access after hipFree is reported as
+// such instead of reaching reused memory.
+#include <cstdlib>
+#include <cstring>
+#include <map>
+
+#include "hipsim/runtime/state.hpp"
+
+namespace hipsim {
+
+namespace {
+std::map<std::uintptr_t, Allocation>& registry() {
+  static std::map<std::uintptr_t, Allocation> r;
+  return r;
+}
+}  // namespace
+
+void* allocate(std::size_t bytes, const char* kind) {
+  const std::size_t total = (bytes + kRedzone + 255) / 256 * 256;
+  void* p = std::aligned_alloc(256, total);
+  if (!p) return nullptr;
+  std::memset(p, 0xCD, total);
+  const auto base = reinterpret_cast<std::uintptr_t>(p);
+  registry()[base] = Allocation{base, bytes, true, kind};
+  return p;
+}
+
+bool release(void* p) {
+  auto it = registry().find(reinterpret_cast<std::uintptr_t>(p));
+  if (it == registry().end() || !it->second.live) return false;
+  it->second.live = false;
+  return true;
+}
+
+const Allocation* find_allocation(std::uintptr_t p) {
+  auto& r = registry();
+  auto it = r.upper_bound(p);
+  if (it == r.begin()) return nullptr;
+  --it;
+  return p < it->second.base + it->second.bytes + kRedzone ? &it->second : nullptr;
+}
+
+}  // namespace hipsim
