@@ -177,4 +177,5 @@ def test_a_float8_dtype_the_op_does_not_take_names_what_it_takes():
         pytest.skip("this torch has no float8_e5m2")
     a, b, c = linear_case(torch.bfloat16, "cpu")
     with pytest.raises(ValueError, match=r"'a'.*F8_E5M2.*BF16"):
-        dsv4check.judge("skinny_gemm", dict(a=a.to(torch.float8_e5m2), b=b), dict(out=torch.zeros(7, 40)))
+        out = torch.zeros(7, 40, dtype=torch.bfloat16)  # an admitted output, so the error is a's
+        dsv4check.judge("skinny_gemm", dict(a=a.to(torch.float8_e5m2), b=b), dict(out=out))

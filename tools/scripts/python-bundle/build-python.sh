@@ -22,4 +22,5 @@ cp "$here"/dsv4check/*.py "$here"/lib/*.so* "$site/dsv4check/"
   "$here/src/module.cpp" -L"$site/dsv4check" -ldsv4check_pycore -Wl,-rpath,'$ORIGIN' -o "$site/dsv4check/_core$ext"
 printf 'Metadata-Version: 2.1\nName: dsv4check\nVersion: 0.1.0\n' >"$site/dsv4check-0.1.0.dist-info/METADATA"
 printf '[pytest11]\ndsv4check = dsv4check.pytest_plugin\n' >"$site/dsv4check-0.1.0.dist-info/entry_points.txt"
-PYTHONPATH=$site "$py" -c "import dsv4check; print('build-python: dsv4check with', len(dsv4check.ops()), 'ops for', __import__('sys').version.split()[0])"
+# (from $site: the bundle's own dsv4check/ sources, without _core, must not shadow the built package)
+cd "$site" && PYTHONPATH=$site "$py" -c "import dsv4check; print('build-python: dsv4check with', len(dsv4check.ops()), 'ops for', __import__('sys').version.split()[0])"

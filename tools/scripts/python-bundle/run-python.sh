@@ -11,6 +11,7 @@ mkdir -p "$logs"
 if command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1; then export DSV4_EXPECT_CUDA=1; fi
 export PYTHONPATH=$here/site DSV4CHECK_CLI=$here/bin/dsv4check LD_LIBRARY_PATH=$here/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 export PYTHONDONTWRITEBYTECODE=1
+cd "$here/site"  # the bundle's dsv4check/ sources (no _core) must not shadow the built package
 set +e
 "$PYTHON" "$here/tests/python/run_pytest.py" -p no:cacheprovider -v -rs "$here/tests/python" 2>&1 | tee "$logs/pytest.log"
 rc=${PIPESTATUS[0]}
