@@ -18,6 +18,7 @@
 #include "reference/formats/format.hpp"
 #include "reference/registry/op_descriptor.hpp"
 #include "reference/tensor/tensor.hpp"
+#include "tests/kernels/kernel_case.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;
@@ -26,30 +27,8 @@ namespace fm = dsv4::formats;
 
 namespace {
 
-class DequantKernel : public ::testing::Test {
- protected:
-  void SetUp() override {
-    if (!port::device_available()) GTEST_SKIP() << port::device_unavailable_reason();
-    if (port::sim::sim_active()) port::sim::reset_options();
-  }
-  void TearDown() override {
-    if (port::sim::sim_active()) {
-      const auto rep = port::sim::take_report();
-      EXPECT_TRUE(rep.empty()) << rep.to_string();
-      port::sim::reset_options();
-    }
-  }
-  static std::vector<int> waves() {
-    if (port::sim::sim_active()) return {64, 32};
-    return {port::device_profile().wave_size};
-  }
-  static void use_wave(int w) {
-    if (!port::sim::sim_active()) return;
-    port::sim::Options o;
-    o.wave_size = w;
-    port::sim::set_options(o);
-  }
-};
+// The shared device fixture: skips without a device, sim options restored and the sim report empty around each test.
+using DequantKernel = test::kern::KernelTest;
 
 // Logical scales: value (f32) or byte (UE8M0) per (scale row, group).
 struct Scales {
