@@ -188,6 +188,11 @@ void __hipsim_wave_exchange(int op, const void* value, std::size_t bytes, int sr
   sd::wave_exchange(static_cast<sd::WaveOp>(op), value, bytes, src_lane, out, *loc);
 }
 
+void __hipsim_wave_collective(__hipsim_wave_fn fn, const void* user, const void* in, void* out,
+                              const std::source_location* loc) {
+  sd::wave_collective(fn, user, in, out, *loc);
+}
+
 void __hipsim_syncthreads(const std::source_location* loc) {
   sd::BlockExec& b = *sd::g_current->block;
   if (b.live < b.nthreads && b.barrier_arrived + 1 == b.live) hipsim::report_exited_waves(b, *loc);

@@ -21,6 +21,11 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
 std::uint64_t __hipsim_wave_vote(int op, int pred, const std::source_location* loc);
 void __hipsim_wave_exchange(int op, const void* value, std::size_t bytes, int src_lane, void* out,
                             const std::source_location* loc);
+// A whole-wave instruction: every lane meets with its operands `in` and result slot `out`; the last to arrive calls
+// fn(user, lanes, in[], out[]) once (index = lane). fn must live in the runtime (uninstrumented code).
+typedef void (*__hipsim_wave_fn)(const void* user, int lanes, const void* const* in, void* const* out);
+void __hipsim_wave_collective(__hipsim_wave_fn fn, const void* user, const void* in, void* out,
+                              const std::source_location* loc);
 void __hipsim_syncthreads(const std::source_location* loc);
 void __hipsim_fence();
 // formats (bit-exact to reference/formats)

@@ -163,6 +163,10 @@ struct SimThread {
   int src_lane = 0;
   bool pred = false;
   std::uint64_t vote = 0;
+  WaveCollectiveFn coll_fn = nullptr;  // WaveOp::collective: the instruction, its operands and results
+  const void* coll_user = nullptr;
+  const void* coll_in = nullptr;
+  void* coll_out = nullptr;
 };
 
 // A transaction barrier of kernels/nvidia/port/tma.hpp (mbarrier), keyed by its byte offset in the block's LDS window.

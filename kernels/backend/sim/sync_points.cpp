@@ -3,6 +3,7 @@
 #include <cstring>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 #include "kernels/backend/sim/sim_internal.hpp"
 
@@ -101,7 +102,8 @@ void complete_wave(Executor& ex, BlockExec& b, int w) {
   SimThread* lanes = &b.threads[static_cast<std::size_t>(base)];
   const SimThread& first = lanes[0];
   for (int l = 1; l < n; ++l) {
-    if (lanes[l].wave_op != first.wave_op || !same_site(lanes[l].loc, first.loc)) {
+    if (lanes[l].wave_op != first.wave_op || !same_site(lanes[l].loc, first.loc) ||
+        lanes[l].coll_fn != first.coll_fn) {
       Violation v = ex.make_violation(ViolationKind::wave_divergence, &b, &lanes[l]);
       v.detail = "lanes of wave " + std::to_string(w) + " met at different wave ops (" + site(first.loc) + " and " +
                  site(lanes[l].loc) + ")";
@@ -109,12 +111,23 @@ void complete_wave(Executor& ex, BlockExec& b, int w) {
       break;
     }
   }
+  if (first.wave_op == WaveOp::collective && first.coll_fn) {
+    std::vector<const void*> in(static_cast<std::size_t>(n));
+    std::vector<void*> out(static_cast<std::size_t>(n));
+    for (int l = 0; l < n; ++l) {
+      in[static_cast<std::size_t>(l)] = lanes[l].coll_in;
+      out[static_cast<std::size_t>(l)] = lanes[l].coll_out;
+    }
+    first.coll_fn(first.coll_user, n, in.data(), out.data());
+  }
   std::uint64_t mask = 0;
   for (int l = 0; l < n; ++l)
     if (lanes[l].pred) mask |= std::uint64_t(1) << l;
   for (int l = 0; l < n; ++l) {
     SimThread& t = lanes[l];
     switch (t.wave_op) {
+      case WaveOp::collective:
+        break;
       case WaveOp::ballot:
       case WaveOp::any:
       case WaveOp::all: {
@@ -176,6 +189,20 @@ void wave_exchange(WaveOp op, const void* value, std::size_t bytes, int src_lane
   t.pred = false;
   arrive_wave(t);
   std::memcpy(out, t.result, bytes);
+}
+
+void wave_collective(WaveCollectiveFn fn, const void* user, const void* in, void* out, const std::source_location& loc) {
+  SimThread& t = Executor::get().current_thread();
+  t.wave_op = WaveOp::collective;
+  t.loc = loc;
+  t.coll_fn = fn;
+  t.coll_user = user;
+  t.coll_in = in;
+  t.coll_out = out;
+  t.bytes = 0;
+  t.pred = false;
+  arrive_wave(t);
+  t.coll_fn = nullptr;
 }
 
 std::uint64_t wave_vote(WaveOp op, bool pred, const std::source_location& loc) {

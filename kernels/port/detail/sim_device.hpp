@@ -60,11 +60,17 @@ void preempt_point();            // random schedule may switch to another thread
 void preempt_global_access();    // only when Options::preempt_global; first checks the grid dependency wait
 void check_previous_grid_waited(const char* what);  // throws when a global access precedes wait_for_previous_grid
 void wait_previous_grid();       // kernels/port/grid_dependency.hpp
-enum class WaveOp : int { shfl, shfl_xor, shfl_up, shfl_down, ballot, any, all };
+enum class WaveOp : int { shfl, shfl_xor, shfl_up, shfl_down, ballot, any, all, collective };
 // Every lane of the wave deposits `bytes` of value and the lane it reads; returns when the exchange is complete.
 void wave_exchange(WaveOp op, const void* value, std::size_t bytes, int src_lane, void* out,
                    const std::source_location& loc);
 std::uint64_t wave_vote(WaveOp op, bool pred, const std::source_location& loc);  // ballot mask of the wave
+// A whole-wave instruction (MFMA, DPP, ds_bpermute, readlane, ...): every lane of the wave meets here with a pointer
+// to its operands and to where its results go; the last lane to arrive calls fn once with all of them (index =
+// lane), then the wave goes on. Lanes that meet at different sites or with different fn are a wave_divergence.
+// fn runs on the executor between fibers: it must not yield or access memory through the checks.
+using WaveCollectiveFn = void (*)(const void* user, int lanes, const void* const* in, void* const* out);
+void wave_collective(WaveCollectiveFn fn, const void* user, const void* in, void* out, const std::source_location& loc);
 
 void enqueue_launch(const LaunchConfig& cfg, std::function<void()> body);
 

@@ -27,6 +27,9 @@ void uninitialized_read(float* out, int threads);
 void barrier_after_early_exit(int* out, int threads, int live_threads);
 // Lanes < 16 do a __shfl_xor; the others go on to a barrier.
 void partial_wave_shuffle(int* out, int threads);
+// The sim's whole-wave instruction hook: out[t] = v(wave lane w-1-l) + 1000 w with v(t) = 5t + 2 (t = thread).
+// diverge_lane >= 0 plants one lane per wave meeting at another source line (a wave_divergence).
+void wave_collective(int* out, int threads, int diverge_lane);
 // Odd threads wait at one __syncthreads, even threads at another.
 void barrier_two_sites(int* out, int threads);
 // Each thread: ticket = atomicAdd(counter, 1); order[ticket] = tag * 100000 + global thread id.

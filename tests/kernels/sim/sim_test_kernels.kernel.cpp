@@ -49,6 +49,30 @@ void wave_ops(int* out, int* wave_size, int threads, Stream* s) {
   launch(wave_ops_kernel, cfg("wave_ops", Dim3(1), Dim3(threads), s), out, wave_size);
 }
 
+namespace {
+// The collective under test: out[l] = in[lanes - 1 - l] + 1000 * lanes (each lane reads another lane's operand).
+void reverse_plus_count(const void* user, int lanes, const void* const* in, void* const* out) {
+  const int bias = *static_cast<const int*>(user);
+  for (int l = 0; l < lanes; ++l)
+    *static_cast<int*>(out[l]) = *static_cast<const int*>(in[lanes - 1 - l]) + bias * lanes;
+}
+const int kThousand = 1000;
+}  // namespace
+
+__global__ void wave_collective_kernel(int* out, int diverge_lane) {
+  const int t = static_cast<int>(threadIdx.x);
+  const int v = 5 * t + 2;
+  int r = -1;
+  if (t % warpSize != diverge_lane)  // planted when diverge_lane >= 0: that lane meets at another site
+    sim::detail::wave_collective(reverse_plus_count, &kThousand, &v, &r, std::source_location::current());
+  else
+    sim::detail::wave_collective(reverse_plus_count, &kThousand, &v, &r, std::source_location::current());
+  out[t] = r;
+}
+void wave_collective(int* out, int threads, int diverge_lane) {
+  launch(wave_collective_kernel, cfg("wave_collective", Dim3(1), Dim3(threads)), out, diverge_lane);
+}
+
 __global__ void planted_overflow_kernel(float* read_value, int bad_thread, int write_index, int read_index) {
   DSV4_LDS(float, tile, 64);
   const int t = static_cast<int>(threadIdx.x);

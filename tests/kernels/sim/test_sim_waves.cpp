@@ -95,6 +95,26 @@ TEST_F(SimDivergence, PartialWaveShuffleIsReported) {
       << r.to_string();
 }
 
+TEST_F(SimDivergence, WaveCollectiveSeesEveryLaneOfItsWave) {
+  const int threads = 128, w = 64;
+  DeviceBuffer out(sizeof(int) * threads);
+  simk::wave_collective(out.as<int>(), threads, -1);
+  const auto v = out.to_host<int>();
+  for (int t = 0; t < threads; ++t) {
+    const int wave_base = t / w * w, src = wave_base + (w - 1 - t % w);
+    ASSERT_EQ(v[static_cast<std::size_t>(t)], 5 * src + 2 + 1000 * w) << "thread " << t;
+  }
+  EXPECT_TRUE(sim::report().empty()) << sim::report().to_string();
+}
+
+TEST_F(SimDivergence, WaveCollectiveAtTwoSitesIsReported) {
+  DeviceBuffer out(sizeof(int) * 64);
+  simk::wave_collective(out.as<int>(), 64, 9);
+  dsv4::port::device_synchronize();
+  const sim::Report r = sim::take_report();
+  EXPECT_EQ(r.count(ViolationKind::wave_divergence), 1u) << r.to_string();
+}
+
 TEST_F(SimDivergence, BarrierAtTwoSitesIsReported) {
   DeviceBuffer out(sizeof(int) * 64);
   simk::barrier_two_sites(out.as<int>(), 64);
