@@ -5,7 +5,7 @@
 # test_sim_skinny_large, every port test) and runs their tests, so a memory error or undefined behaviour in the sim,
 # the kernels' host code or the reference code they call fails CI. Why only those: the libraries are 130 of the
 # 156 compiles this needs, and every test executable but gpu/slow would be 268 compiles at ~1.9x the CPU of a
-# default compile, more than the 30-minute CI budget leaves (docs/ARCHITECTURE.md, "Sanitizers").
+# default compile, more than the 30-minute CI budget leaves (docs/ARCHITECTURE.md, "Labels and CI").
 # DSV4_ASAN_TARGETS="all" DSV4_ASAN_CTEST_ARGS='-LE gpu|slow' widens it to the whole CPU suite; DSV4_ASAN=0 skips it.
 # Exit status: non-zero if either run fails. Extra arguments go to the default run's ctest, e.g. `-L formats`.
 set -euo pipefail
