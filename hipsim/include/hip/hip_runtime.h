@@ -127,4 +127,5 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 }
 
 #include "hipsim/host_api.h"
+#include "hipsim/unsupported.h"  // user code only: the runtime does not include it
 #include "hipsim/launch.h"
