@@ -267,7 +267,7 @@ int run_campaign(const CampaignOptions& o) {
     std::mt19937_64 shape_rng(spec.seed ^ 0x5a5a5a5a5a5a5a5aull);
     std::vector<Json> extra;
     if (auto* k = kernels::KernelRegistry::instance().find(op); k && o.under_test.backend != "reference") extra = k->check_shapes;
-    spec.shape = draw_shape(d, shape_rng, extra);
+    spec.shape = o.fixed_shape.is_null() ? draw_shape(d, shape_rng, extra) : o.fixed_shape;
     return spec;
   };
 

@@ -26,6 +26,7 @@ struct CampaignOptions {
   std::vector<std::string> ops;  // resolved op names
   UnderTestOptions under_test;
   std::uint64_t seed = 1;
+  Json fixed_shape;  // non-null: every case of the (single) op runs at this shape; only the values vary
   std::uint64_t shard = 0, shards = 1;
   std::uint64_t max_cases = 0;   // this shard's cases (0 = no limit)
   double max_minutes = 0;        // wall-clock limit (0 = no limit); one of the two is required

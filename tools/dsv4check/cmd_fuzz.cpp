@@ -12,7 +12,9 @@
 #include "fuzz/campaign/campaign.hpp"
 #include "fuzz/campaign/worker_process.hpp"
 #include "reference/registry/registry.hpp"
+#include "reference/registry/shape_check.hpp"
 #include "tools/dsv4check/command.hpp"
+#include "tools/dsv4check/shape_arg.hpp"
 
 namespace {
 
@@ -39,7 +41,7 @@ std::pair<std::uint64_t, std::uint64_t> parse_shard(const std::string& s) {
 }
 
 struct FuzzArgs {
-  std::string op = "all", backend = "reference", arch, variant = "default", shard = "0/1", out;
+  std::string op = "all", backend = "reference", arch, variant = "default", shard = "0/1", out, shape;
   std::uint64_t seed = 1, cases = 0;
   double minutes = 0, timeout_s = 120;
   int prefetch = -1;  // -1: all hardware threads
@@ -60,6 +62,8 @@ cli::Registrar fuzz_cmd{
       app.add_option("--cases", a->cases, "Cases to run in this shard (in total, across resumes)");
       app.add_option("--minutes", a->minutes, "Wall-clock minutes for this run");
       app.add_option("--seed", a->seed, "Campaign seed")->capture_default_str();
+      app.add_option("--shape", a->shape,
+                     "Fuzz values only, at this one shape of the one --op: k=v,... (failures still shrink)");
       app.add_option("--shard", a->shard, "This shard, i/n (Slurm: $SLURM_ARRAY_TASK_ID/$SLURM_ARRAY_TASK_COUNT)")
           ->capture_default_str();
       app.add_option("--out", a->out, "Campaign folder (checkpoint, failures, fixtures, summary); resumes if it exists");
@@ -98,7 +102,12 @@ cli::Registrar fuzz_cmd{
           const OpDescriptor& d = Registry::instance().get(a->op);
           if (!d.generate) throw cli::UsageError("op '" + a->op + "' has no input generator");
           o.ops.push_back(d.name);
+          if (!a->shape.empty()) {
+            o.fixed_shape = cli::parse_key_values(a->shape, "--shape");
+            check_shape(d, o.fixed_shape);  // unknown fields and tensors too large, before any case runs
+          }
         }
+        if (!a->shape.empty() && a->op == "all") throw cli::UsageError("--shape needs one --op, not 'all'");
         auto [i, n] = parse_shard(a->shard);
         o.shard = i;
         o.shards = n;
