@@ -128,3 +128,4 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 
 #include "hipsim/host_api.h"
 #include "hipsim/launch.h"
+#include "hipsim/amdgcn_lane.h"
