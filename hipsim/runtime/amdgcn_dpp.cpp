@@ -1,0 +1,110 @@
+// The whole-wave bodies of hipsim/amdgcn_dpp.h, run once per wave by __hipsim_wave_collective (index = lane).
+// Rules, AMD CDNA3 ISA guide:
+// - "Data Parallel Processing (DPP)" (VOP_DPP encoding, DPP_CTRL enumeration). A row is 16 lanes, a bank 4 lanes of
+//   a row. Lane l reads lane src(l): quad_perm q: (l & ~3) + q[2*(l&3)+1 : 2*(l&3)]; row_shl n: l+n, row_shr n: l-n
+//   (invalid past the row's ends); row_ror n: rotated right by n inside the row; wave_shl1: l+1 (63 invalid),
+//   wave_shr1: l-1 (0 invalid), wave_rol1 / wave_ror1: the same rotated over the wave; row_mirror: the row reversed,
+//   row_half_mirror: each 8-lane half reversed; row_bcast15: lane 15 of the previous row (row 0 has no source:
+//   invalid); row_bcast31: lane 31 for rows 2-3 (rows 0-1 invalid); row_newbcast n (CDNA2+): lane n of the row.
+//   ROW_MASK bit r / BANK_MASK bit b clear: lanes of row r / bank b are not written (keep old); the masks apply to
+//   the write only, never to which lane is read. An invalid source (out of range, or a lane past the end of a
+//   partial wave) with BOUND_CTRL 0: not written (keeps old); with BOUND_CTRL 1: writes 0.
+// - "LDS instructions" DS_BPERMUTE_B32: lane i reads lane (addr[i] / 4) mod 64, 0 when that lane is inactive;
+//   DS_PERMUTE_B32: lane i's data goes to lane (addr[i] / 4) mod 64, lanes nobody writes get 0, and when several
+//   lanes target one lane the highest-numbered source wins; DS_SWIZZLE_B32: offset[15] = 0: bitmask mode on groups
+//   of 32 lanes, and_mask = offset[4:0], or_mask = offset[9:5], xor_mask = offset[14:10], lane i reads
+//   ((i & and) | or) ^ xor within its group; offset[15:14] = 0b10: quad-perm mode, lane i reads
+//   (i & ~3) + offset[2*(i&3)+1 : 2*(i&3)]; an inactive source gives 0.
+// Invariants: immediates (ctrl, masks, bound_ctrl, pattern) are taken from lane 0; an invalid one throws, which the
+// sim reports as kernel_exception naming the value.
+#include "hipsim/abi_dpp.h"
+
+#include <cstdint>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+
+namespace {
+
+std::string hex(int v) {
+  char b[16];
+  std::snprintf(b, sizeof b, "0x%X", static_cast<unsigned>(v));
+  return b;
+}
+
+// The lane lane l reads under DPP control c, or -1 when the source is invalid (out of range).
+int dpp_source(int c, int l, int lanes) {
+  const int row = l & ~15, pos = l & 15;
+  if (c <= 0xff) return (l & ~3) + ((c >> (2 * (l & 3))) & 3);
+  if (c >= 0x101 && c <= 0x10f) return pos + (c - 0x100) < 16 ? l + (c - 0x100) : -1;
+  if (c >= 0x111 && c <= 0x11f) return pos - (c - 0x110) >= 0 ? l - (c - 0x110) : -1;
+  if (c >= 0x121 && c <= 0x12f) return row + ((pos - (c - 0x120)) & 15);
+  switch (c) {
+    case 0x130: return l + 1 < lanes ? l + 1 : -1;
+    case 0x134: return (l + 1) % lanes;
+    case 0x138: return l - 1;
+    case 0x13c: return (l + lanes - 1) % lanes;
+    case 0x140: return row + (15 - pos);
+    case 0x141: return (l & ~7) + (7 - (l & 7));
+    case 0x142: return row >= 16 ? row - 1 : -1;
+    case 0x143: return l >= 32 ? 31 : -1;
+    default: break;
+  }
+  return row + (c - 0x150);  // row_newbcast (validity checked by the caller)
+}
+
+}  // namespace
+
+extern "C" void __hipsim_dpp(const void*, int lanes, const void* const* in, void* const* out) {
+  const auto& o0 = *static_cast<const __hipsim_dpp_operands*>(in[0]);
+  if (!__hipsim_dpp_ctrl_valid(o0.ctrl))
+    throw std::runtime_error("invalid dpp_ctrl " + hex(o0.ctrl) +
+                             ": not a gfx9 DPP control (hipsim/include/hipsim/amdgcn_dpp.h lists them)");
+  for (int l = 0; l < lanes; ++l) {
+    const auto& o = *static_cast<const __hipsim_dpp_operands*>(in[l]);
+    const int row = l >> 4, bank = (l >> 2) & 3;
+    std::uint64_t r = o.old;
+    if (((o0.row_mask >> row) & 1) && ((o0.bank_mask >> bank) & 1)) {
+      const int s = dpp_source(o0.ctrl, l, lanes);
+      if (s >= 0 && s < lanes) r = static_cast<const __hipsim_dpp_operands*>(in[s])->src;
+      else if (o0.bound_ctrl) r = 0;
+    }
+    *static_cast<std::uint64_t*>(out[l]) = r;
+  }
+}
+
+extern "C" void __hipsim_xbar(const void* user, int lanes, const void* const* in, void* const* out) {
+  const int op = static_cast<int>(reinterpret_cast<std::intptr_t>(user));
+  auto at = [&](int l) -> const __hipsim_xbar_operands& { return *static_cast<const __hipsim_xbar_operands*>(in[l]); };
+  auto res = [&](int l) -> int& { return *static_cast<int*>(out[l]); };
+  auto lane_of = [](int addr) { return static_cast<int>((static_cast<std::uint32_t>(addr) >> 2) & 63u); };
+  if (op == 0) {
+    for (int l = 0; l < lanes; ++l) {
+      const int s = lane_of(at(l).a);
+      res(l) = s < lanes ? at(s).data : 0;
+    }
+    return;
+  }
+  if (op == 1) {
+    for (int l = 0; l < lanes; ++l) res(l) = 0;
+    for (int l = 0; l < lanes; ++l) {  // ascending, so the highest-numbered source is the last write
+      const int d = lane_of(at(l).a);
+      if (d < lanes) res(d) = at(l).data;
+    }
+    return;
+  }
+  const int p = at(0).a;
+  if (!__hipsim_swizzle_valid(p))
+    throw std::runtime_error("ds_swizzle pattern " + hex(p) +
+                             " not modelled (bitmask mode offset[15] = 0, quad-perm mode offset[15:14] = 0b10)");
+  for (int l = 0; l < lanes; ++l) {
+    int s;
+    if (p & 0x8000) {
+      s = (l & ~3) + ((p >> (2 * (l & 3))) & 3);
+    } else {
+      const int and_mask = p & 31, or_mask = (p >> 5) & 31, xor_mask = (p >> 10) & 31;
+      s = (l & 32) + (((l & and_mask) | or_mask) ^ xor_mask);
+    }
+    res(l) = s < lanes ? at(s).data : 0;
+  }
+}
