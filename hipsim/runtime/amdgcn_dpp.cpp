@@ -32,18 +32,18 @@ std::string hex(int v) {
   return b;
 }
 
-// The lane lane l reads under DPP control c, or -1 when the source is invalid (out of range).
-int dpp_source(int c, int l, int lanes) {
+// The lane lane l reads under DPP control c, or -1 / 64 when the source is out of range.
+int dpp_source(int c, int l) {
   const int row = l & ~15, pos = l & 15;
   if (c <= 0xff) return (l & ~3) + ((c >> (2 * (l & 3))) & 3);
   if (c >= 0x101 && c <= 0x10f) return pos + (c - 0x100) < 16 ? l + (c - 0x100) : -1;
   if (c >= 0x111 && c <= 0x11f) return pos - (c - 0x110) >= 0 ? l - (c - 0x110) : -1;
   if (c >= 0x121 && c <= 0x12f) return row + ((pos - (c - 0x120)) & 15);
   switch (c) {
-    case 0x130: return l + 1 < lanes ? l + 1 : -1;
-    case 0x134: return (l + 1) % lanes;
+    case 0x130: return l + 1;  // 64: out of range
+    case 0x134: return (l + 1) & 63;  // over the 64 lanes of the hardware wave, not the lanes that run
     case 0x138: return l - 1;
-    case 0x13c: return (l + lanes - 1) % lanes;
+    case 0x13c: return (l + 63) & 63;
     case 0x140: return row + (15 - pos);
     case 0x141: return (l & ~7) + (7 - (l & 7));
     case 0x142: return row >= 16 ? row - 1 : -1;
@@ -65,7 +65,7 @@ extern "C" void __hipsim_dpp(const void*, int lanes, const void* const* in, void
     const int row = l >> 4, bank = (l >> 2) & 3;
     std::uint64_t r = o.old;
     if (((o0.row_mask >> row) & 1) && ((o0.bank_mask >> bank) & 1)) {
-      const int s = dpp_source(o0.ctrl, l, lanes);
+      const int s = dpp_source(o0.ctrl, l);
       if (s >= 0 && s < lanes) r = static_cast<const __hipsim_dpp_operands*>(in[s])->src;
       else if (o0.bound_ctrl) r = 0;
     }

@@ -1,11 +1,11 @@
-// __builtin_amdgcn_update_dpp / mov_dpp on one 64-lane wave, every gfx9 DPP control (all 256 quad_perm, row_shl /
-// row_shr / row_ror 1-15, wave_shl1 / rol1 / shr1 / ror1, row_mirror, row_half_mirror, row_bcast15 / 31, row_newbcast
-// 0-15) under several row_mask / bank_mask / bound_ctrl settings, compared with tables built here from the CDNA3 ISA
-// rules ("Data Parallel Processing"), written out independently of the emulation: the lane each lane reads (or none,
-// out of range); a lane whose row or bank is masked keeps old; an out-of-range source keeps old with bound_ctrl 0
-// and reads 0 with bound_ctrl 1. mov_dpp's unwritten lanes hold the sim's poison (all bits set). Also float,
-// unsigned, double, long, short and _Float16 values (bit-exact), literal spot checks, and clang-22's int-only
-// readfirstlane / readlane (a float argument is converted by value).
+// __builtin_amdgcn_update_dpp / mov_dpp, every gfx9 DPP control (all 256 quad_perm, row_shl / row_shr / row_ror
+// 1-15, wave_shl1 / rol1 / shr1 / ror1, row_mirror, row_half_mirror, row_bcast15 / 31, row_newbcast 0-15) under
+// several row_mask / bank_mask / bound_ctrl settings, on a 64-lane wave and a 48-lane one, compared with tables built
+// here from the CDNA3 ISA rules ("Data Parallel Processing"), written out independently of the emulation: the lane
+// each lane reads (or none: out of range, or a lane that does not run); a lane whose row or bank is masked keeps old;
+// an invalid source keeps old with bound_ctrl 0 and reads 0 with bound_ctrl 1. mov_dpp's unwritten lanes hold the
+// sim's poison (all bits set). Also float, unsigned, double, long, short and _Float16 values (bit-exact), literal spot
+// checks, and clang-22's int-only readfirstlane / readlane (a float argument is converted by value).
 // Rule: lane values and old values are non-zero and distinct, so a wrong source or a wrong fallback shows.
 #include <hip/hip_runtime.h>
 
@@ -95,36 +95,40 @@ int main() {
   hipMalloc(&du, sizeof(int) * n * kLanes);
   hipMalloc(&dm, sizeof(int) * n * kLanes);
   hipMemcpy(dc, cases.data(), sizeof(Case) * n, hipMemcpyHostToDevice);
-  dpp_sweep<<<1, kLanes>>>(dc, n, du, dm);
   std::vector<int> upd(n * kLanes), mov(n * kLanes);
-  hipMemcpy(upd.data(), du, sizeof(int) * upd.size(), hipMemcpyDeviceToHost);
-  hipMemcpy(mov.data(), dm, sizeof(int) * mov.size(), hipMemcpyDeviceToHost);
-
   int bad = 0;
-  auto fail = [&](const char* what, int i, int l, unsigned got, unsigned want) {
-    if (++bad <= 20)
-      std::printf("FAIL %s ctrl 0x%X row_mask 0x%X bank_mask 0x%X bound_ctrl %d lane %d: got 0x%X want 0x%X\n",
-                  what, cases[i].ctrl, cases[i].row_mask, cases[i].bank_mask, cases[i].bound, l, got, want);
-  };
-  for (int i = 0; i < n; ++i) {
-    const Case c = cases[i];
-    for (int l = 0; l < kLanes; ++l) {
-      const bool written = ((c.row_mask >> (l / 16)) & 1) && ((c.bank_mask >> ((l % 16) / 4)) & 1);
-      const int s = isa_source(c.ctrl, l);
-      const int old = 0x7000 + 11 * l + 3;
-      int want_u = old, want_m = -1;  // -1: the poison (all bits set)
-      if (written && s >= 0) want_u = want_m = 0x1000 + 37 * s + 1;
-      else if (written && c.bound) want_u = want_m = 0;
-      if (upd[i * kLanes + l] != want_u) fail("update_dpp", i, l, upd[i * kLanes + l], want_u);
-      if (mov[i * kLanes + l] != want_m) fail("mov_dpp", i, l, mov[i * kLanes + l], want_m);
+  // A 48-lane wave (lanes 48-63 do not run: reading one is an invalid source, as out of range is) and a full one.
+  for (int lanes : {48, kLanes}) {  // the full wave last: the spot checks below read it
+    dpp_sweep<<<1, lanes>>>(dc, n, du, dm);
+    hipMemcpy(upd.data(), du, sizeof(int) * upd.size(), hipMemcpyDeviceToHost);
+    hipMemcpy(mov.data(), dm, sizeof(int) * mov.size(), hipMemcpyDeviceToHost);
+    auto fail = [&](const char* what, int i, int l, unsigned got, unsigned want) {
+      if (++bad <= 20)
+        std::printf("FAIL %s %d lanes ctrl 0x%X row_mask 0x%X bank_mask 0x%X bound_ctrl %d lane %d: "
+                    "got 0x%X want 0x%X\n",
+                    what, lanes, cases[i].ctrl, cases[i].row_mask, cases[i].bank_mask, cases[i].bound, l, got, want);
+    };
+    for (int i = 0; i < n; ++i) {
+      const Case c = cases[i];
+      for (int l = 0; l < lanes; ++l) {
+        const bool written = ((c.row_mask >> (l / 16)) & 1) && ((c.bank_mask >> ((l % 16) / 4)) & 1);
+        int s = isa_source(c.ctrl, l);
+        if (s >= lanes) s = -1;
+        const int old = 0x7000 + 11 * l + 3;
+        int want_u = old, want_m = -1;  // -1: the poison (all bits set)
+        if (written && s >= 0) want_u = want_m = 0x1000 + 37 * s + 1;
+        else if (written && c.bound) want_u = want_m = 0;
+        if (upd[i * kLanes + l] != want_u) fail("update_dpp", i, l, upd[i * kLanes + l], want_u);
+        if (mov[i * kLanes + l] != want_m) fail("mov_dpp", i, l, mov[i * kLanes + l], want_m);
+      }
     }
   }
 
   // Literal spot checks (values v[l] = 0x1000 + 37 l + 1, old[l] = 0x7000 + 11 l + 3).
   auto at = [&](int ctrl, int mi, int lane, const std::vector<int>& t) {
     for (int i = 0; i < n; ++i)
-      if (cases[i].ctrl == ctrl && cases[i].row_mask == masks[mi].row_mask && cases[i].bank_mask == masks[mi].bank_mask &&
-          cases[i].bound == masks[mi].bound)
+      if (cases[i].ctrl == ctrl && cases[i].row_mask == masks[mi].row_mask &&
+          cases[i].bank_mask == masks[mi].bank_mask && cases[i].bound == masks[mi].bound)
         return t[i * kLanes + lane];
     return 0;
   };

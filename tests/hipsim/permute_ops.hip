@@ -1,11 +1,11 @@
-// ds_bpermute / ds_permute / ds_swizzle on one 64-lane wave (and a 48-lane partial wave), compared with tables built
-// here from the CDNA3 ISA rules ("LDS instructions"): bpermute: lane i reads lane (addr / 4) mod 64 (byte address,
-// low two bits and high bits ignored), 0 from a lane that does not run; permute: lane i's value goes to lane
-// (addr / 4) mod 64, a lane nobody targets gets 0, and of several sources for one lane the highest-numbered wins;
-// swizzle bitmask mode (offset[15] = 0, groups of 32 lanes): lane i reads ((i & and) | or) ^ xor with and =
-// offset[4:0], or = offset[9:5], xor = offset[14:10]; quad-perm mode (offset[15:14] = 0b10): each lane of a quad reads
-// the quad lane its 2-bit field names. The assembler's named forms are checked as special cases of the bitmask, at
-// the encodings llvm-mc gives: swap n -> lane i ^ n, reverse n -> groups of n reversed, broadcast n,k -> lane k of
+// ds_bpermute / ds_permute / ds_swizzle on a 64-lane wave and a 48-lane one (lanes 48-63 do not run), compared with
+// tables built here from the CDNA3 ISA rules ("LDS instructions"): bpermute: lane i reads lane (addr / 4) mod 64
+// (byte address, low two bits and high bits ignored), 0 from a lane that does not run; permute: lane i's value goes
+// to lane (addr / 4) mod 64, a lane nobody targets gets 0, and of several sources for one lane the highest-numbered
+// wins; swizzle bitmask mode (offset[15] = 0, groups of 32 lanes): lane i reads ((i & and) | or) ^ xor with and =
+// offset[4:0], or = offset[9:5], xor = offset[14:10]; quad-perm mode (offset[15:14] = 0b10): each lane of a quad
+// reads the quad lane its 2-bit field names. The assembler's named forms are checked as special cases of the bitmask,
+// at the encodings llvm-mc gives: swap n -> lane i ^ n, reverse n -> groups of n reversed, broadcast n,k -> lane k of
 // each group of n. Also wave_barrier, a no-op that a lane may skip.
 // Rule: lane values are non-zero and distinct.
 #include <hip/hip_runtime.h>
@@ -69,19 +69,22 @@ int main() {
   hipMalloc(&daddr, sizeof(int) * flat.size());
   hipMalloc(&dout, sizeof(int) * 2 * na * kLanes);
   hipMemcpy(daddr, flat.data(), sizeof(int) * flat.size(), hipMemcpyHostToDevice);
-  bperm<<<1, kLanes>>>(daddr, na, dout);
   std::vector<int> got(2 * na * kLanes);
-  hipMemcpy(got.data(), dout, sizeof(int) * got.size(), hipMemcpyDeviceToHost);
-  for (int i = 0; i < na; ++i) {
-    std::vector<int> want_perm(kLanes, 0);
-    for (int l = 0; l < kLanes; ++l) {  // the ISA's loop over source lanes in order: later (higher) lanes overwrite
-      const unsigned byte = unsigned(addrs[i][l]);
-      want_perm[(byte / 4) % 64] = value(l);
-    }
-    for (int l = 0; l < kLanes; ++l) {
-      const unsigned byte = unsigned(addrs[i][l]);
-      check("ds_bpermute", i, l, got[(2 * i) * kLanes + l], value(int((byte / 4) % 64)));
-      check("ds_permute", i, l, got[(2 * i + 1) * kLanes + l], want_perm[l]);
+  for (int lanes : {48, kLanes}) {  // a partial wave (lanes 48-63 do not run), then the full one the literals read
+    bperm<<<1, lanes>>>(daddr, na, dout);
+    hipMemcpy(got.data(), dout, sizeof(int) * got.size(), hipMemcpyDeviceToHost);
+    for (int i = 0; i < na; ++i) {
+      std::vector<int> want_perm(kLanes, 0);
+      for (int l = 0; l < lanes; ++l) {  // the ISA's loop over source lanes in order: later (higher) lanes overwrite
+        const unsigned byte = unsigned(addrs[i][l]);
+        want_perm[(byte / 4) % 64] = value(l);
+      }
+      for (int l = 0; l < lanes; ++l) {
+        const int src = int((unsigned(addrs[i][l]) / 4) % 64);
+        check(lanes == 64 ? "ds_bpermute" : "ds_bpermute 48 lanes", i, l, got[(2 * i) * kLanes + l],
+              src < lanes ? value(src) : 0);
+        check(lanes == 64 ? "ds_permute" : "ds_permute 48 lanes", i, l, got[(2 * i + 1) * kLanes + l], want_perm[l]);
+      }
     }
   }
   // Literal: the collision pattern gives lane k the value of lane 2k+1; lanes 32-63 get 0.
@@ -116,7 +119,8 @@ int main() {
           const int and_m = p % 32, or_m = (p / 32) % 32, xor_m = (p / 1024) % 32;
           src = (l / 32) * 32 + (((l % 32) & and_m | or_m) ^ xor_m);
         }
-        check(lanes == 64 ? "ds_swizzle" : "ds_swizzle 48 lanes", p, l, sw[i * lanes + l], src < lanes ? value(src) : 0);
+        const int want = src < lanes ? value(src) : 0;
+        check(lanes == 64 ? "ds_swizzle" : "ds_swizzle 48 lanes", p, l, sw[i * lanes + l], want);
       }
     }
   }
