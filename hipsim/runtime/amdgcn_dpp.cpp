@@ -13,8 +13,8 @@
 //   DS_PERMUTE_B32: lane i's data goes to lane (addr[i] / 4) mod 64, lanes nobody writes get 0, and when several
 //   lanes target one lane the highest-numbered source wins; DS_SWIZZLE_B32: offset[15] = 0: bitmask mode on groups
 //   of 32 lanes, and_mask = offset[4:0], or_mask = offset[9:5], xor_mask = offset[14:10], lane i reads
-//   ((i & and) | or) ^ xor within its group; offset[15:14] = 0b10: quad-perm mode, lane i reads
-//   (i & ~3) + offset[2*(i&3)+1 : 2*(i&3)]; an inactive source gives 0.
+//   ((i & and) | or) ^ xor within its group; offset[15:8] = 0x80: quad-perm mode, lane i reads
+//   (i & ~3) + offset[2*(i&3)+1 : 2*(i&3)]; an inactive source gives 0. The rotate / FFT modes are not modelled.
 // Invariants: immediates (ctrl, masks, bound_ctrl, pattern) are taken from lane 0; an invalid one throws, which the
 // sim reports as kernel_exception naming the value.
 #include "hipsim/abi_dpp.h"
@@ -96,7 +96,7 @@ extern "C" void __hipsim_xbar(const void* user, int lanes, const void* const* in
   const int p = at(0).a;
   if (!__hipsim_swizzle_valid(p))
     throw std::runtime_error("ds_swizzle pattern " + hex(p) +
-                             " not modelled (bitmask mode offset[15] = 0, quad-perm mode offset[15:14] = 0b10)");
+                             " not modelled (bitmask mode offset[15] = 0, quad-perm mode offset[15:8] = 0x80)");
   for (int l = 0; l < lanes; ++l) {
     int s;
     if (p & 0x8000) {

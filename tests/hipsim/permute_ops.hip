@@ -3,7 +3,7 @@
 // (byte address, low two bits and high bits ignored), 0 from a lane that does not run; permute: lane i's value goes
 // to lane (addr / 4) mod 64, a lane nobody targets gets 0, and of several sources for one lane the highest-numbered
 // wins; swizzle bitmask mode (offset[15] = 0, groups of 32 lanes): lane i reads ((i & and) | or) ^ xor with and =
-// offset[4:0], or = offset[9:5], xor = offset[14:10]; quad-perm mode (offset[15:14] = 0b10): each lane of a quad
+// offset[4:0], or = offset[9:5], xor = offset[14:10]; quad-perm mode (offset[15:8] = 0x80): each lane of a quad
 // reads the quad lane its 2-bit field names. The assembler's named forms are checked as special cases of the bitmask,
 // at the encodings llvm-mc gives: swap n -> lane i ^ n, reverse n -> groups of n reversed, broadcast n,k -> lane k of
 // each group of n. Also wave_barrier, a no-op that a lane may skip.

@@ -24,6 +24,7 @@ constexpr bool __hipsim_dpp_ctrl_valid(int c) {
 struct __hipsim_xbar_operands { int a, data; };
 void __hipsim_xbar(const void* user, int lanes, const void* const* in, void* const* out);
 // True when pattern is a ds_swizzle offset the sim models: bitmask mode (offset[15] = 0) or quad-perm mode
-// (offset[15:14] = 0b10); rotate/FFT (offset[15:14] = 0b11) and values past 16 bits are not.
-constexpr bool __hipsim_swizzle_valid(int p) { return p >= 0 && p <= 0xffff && (p & 0xc000) != 0xc000; }
+// (offset[15:8] = 0x80). Not modelled: the gfx9 rotate (offset[15:13] = 0b110) and FFT (0b111) modes, the rest of
+// 0x8100-0xBFFF, and values past 16 bits.
+constexpr bool __hipsim_swizzle_valid(int p) { return p >= 0 && (p < 0x8000 || (p & 0xff00) == 0x8000); }
 }

@@ -85,7 +85,7 @@ inline int __builtin_amdgcn_ds_swizzle(int src, int pattern,
                                        std::source_location loc = std::source_location::current())
     __attribute__((diagnose_if(!__hipsim_swizzle_valid(pattern),
                                "hipsim: ds_swizzle pattern not modelled (bitmask mode: offset[15] = 0; quad-perm "
-                               "mode: offset[15:14] = 0b10; rotate/FFT modes and values past 0xFFFF are not)",
+                               "mode: offset[15:8] = 0x80; the rotate and FFT modes and values past 0xFFFF are not)",
                                "error"))) {
   return hipsim_detail::xbar(2, pattern, src, loc);
 }
