@@ -4,7 +4,10 @@
 // Rules (clang-22, checked against its amdgcn front end and back end):
 // - mov_dpp / update_dpp take any integer or floating type of 1-8 bytes and return that type, bit-preserving
 //   (sub-dword values are zero-extended to a dword, wider ones move dword by dword with the same lane map); pointers,
-//   vectors and 16-byte integers are rejected. update_dpp's old and src have one type.
+//   vectors and 16-byte integers (clang's front end takes those, its back end fails) are rejected. update_dpp's old
+//   and src have one type. One difference: clang-22's Sema still types the call int (its code generator keeps the
+//   argument's type), so in clang `auto r = __builtin_amdgcn_mov_dpp(float_x, ...)` is an int holding the float's
+//   bits; here r is a float. Name the type.
 // - ds_bpermute / ds_permute / ds_swizzle are int builtins: a float argument is converted by value, as in clang.
 // - dpp_ctrl, the masks, bound_ctrl and the swizzle pattern are immediates in clang; a constant that is not a gfx9
 //   DPP control (or swizzle mode the sim models) is a compile error here, a run-time value is checked when it runs.
