@@ -4,8 +4,9 @@
 //   a row. Lane l reads lane src(l): quad_perm q: (l & ~3) + q[2*(l&3)+1 : 2*(l&3)]; row_shl n: l+n, row_shr n: l-n
 //   (invalid past the row's ends); row_ror n: rotated right by n inside the row; wave_shl1: l+1 (63 invalid),
 //   wave_shr1: l-1 (0 invalid), wave_rol1 / wave_ror1: the same rotated over the wave; row_mirror: the row reversed,
-//   row_half_mirror: each 8-lane half reversed; row_bcast15: lane 15 of the previous row (row 0 has no source:
-//   invalid); row_bcast31: lane 31 for rows 2-3 (rows 0-1 invalid); row_newbcast n (CDNA2+): lane n of the row.
+//   row_half_mirror: each 8-lane half reversed; row_bcast15: lane 15 of the previous row; row_bcast31: lane 31 for
+//   rows 2-3 (the ISA names no source for row 0, resp. rows 0-1: the sim treats them as invalid sources; kernels
+//   mask those rows with row_mask 0xA / 0xC); row_newbcast n (CDNA2+, 0x150 + n): lane n of the row.
 //   ROW_MASK bit r / BANK_MASK bit b clear: lanes of row r / bank b are not written (keep old); the masks apply to
 //   the write only, never to which lane is read. An invalid source (out of range, or a lane past the end of a
 //   partial wave) with BOUND_CTRL 0: not written (keeps old); with BOUND_CTRL 1: writes 0.
