@@ -4,7 +4,8 @@
 #   -DMODE=build_tree  dsv4check_DIR=BUILD
 # Other -D: BUILD (dsv4check's build dir), SOURCE (the consumer), WORK (scratch, emptied first), CXX and MAKE (the
 # compiler and ninja of dsv4check's build), TARGETS (comma-separated), RUN (the executable to run after the build;
-# its exit status must be 0). The consumer's configure must find the package where MODE says, nowhere else.
+# its exit status must be 0). Optional: LDFLAGS (dsv4check's CMAKE_EXE_LINKER_FLAGS, e.g. a sanitizer's runtime).
+# The consumer's configure must find the package where MODE says, nowhere else.
 foreach(v MODE BUILD SOURCE WORK CXX MAKE TARGETS RUN)
   if(NOT DEFINED ${v})
     message(FATAL_ERROR "consumer_run.cmake: -D${v}=... missing")
@@ -37,7 +38,8 @@ else()
 endif()
 
 step("configure" ${CMAKE_COMMAND} -S ${SOURCE} -B ${WORK}/build -G Ninja -DCMAKE_MAKE_PROGRAM=${MAKE}
-     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF ${where})
+     -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_FIND_USE_PACKAGE_REGISTRY=OFF
+     "-DCMAKE_EXE_LINKER_FLAGS=${LDFLAGS}" ${where})
 file(STRINGS ${WORK}/build/CMakeCache.txt found REGEX "^dsv4check_DIR:")
 string(REGEX REPLACE "^[^=]*=" "" found "${found}")
 if(NOT found MATCHES "${expect_dir}")
