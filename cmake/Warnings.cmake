@@ -6,7 +6,8 @@ function(dsv4_warnings target)
 endfunction()
 
 # dsv4_folder_library(<target> <folder>): every .cpp below <folder> (recursively, re-globbed at build time),
-# public include root = the repository root, so includes read "reference/formats/codec.hpp".
+# public include root = the repository root, so includes read "reference/formats/codec.hpp" (installed: the package's
+# include/dsv4check, cmake/Package.cmake).
 function(dsv4_folder_library target folder)
   file(GLOB_RECURSE srcs CONFIGURE_DEPENDS ${folder}/*.cpp)
   if(NOT srcs)  # a folder whose sources have not landed yet still yields a linkable library
@@ -14,6 +15,6 @@ function(dsv4_folder_library target folder)
     file(WRITE ${srcs} "// placeholder: ${folder} has no sources yet\n")
   endif()
   add_library(${target} STATIC ${srcs})
-  target_include_directories(${target} PUBLIC ${PROJECT_SOURCE_DIR})
+  target_include_directories(${target} PUBLIC $<BUILD_INTERFACE:${PROJECT_SOURCE_DIR}>)
   dsv4_warnings(${target})
 endfunction()
