@@ -5,7 +5,7 @@
 //     `site` is a constant {name, bytes, align} that the runtime allocates per block at first use.
 //  2. at the end of the optimizer, every load, store, atomic and memory intrinsic whose underlying object is not a
 //     stack slot or a (non-LDS) global gets a call __hipsim_access(addr, bytes, flags, site, "file:line") before
-//     it; `site` is the LDS variable the pointer was derived from when the optimizer can see it (provenance for
+//     it (for an access inlined from the sim's headers, the line of the user's call); `site` is the LDS variable the pointer was derived from when the optimizer can see it (provenance for
 //     "ran past one variable into the next"; flag kDynamicLds for the extern __shared__ region), else null. An instrumented linkonce/weak function becomes internal,
 //     so the runtime (not instrumented) never links against this module's instrumented copy of an inline function.
 // Invariant: pass 1 runs before any optimization, so no use of an LDS variable is folded or merged away.
@@ -154,8 +154,11 @@ struct InstrumentAccesses : PassInfoMixin<InstrumentAccesses> {
       for (auto& [i, acc] : work) {
         IRBuilder<> b(i);
         Value* loc = ConstantPointerNull::get(cast<PointerType>(ptr));
-        if (const DebugLoc& d = i->getDebugLoc())
-          loc = string_constant(m, (d->getFilename() + ":" + Twine(d.getLine())).str(), strings);
+        if (const DILocation* d = i->getDebugLoc().get()) {
+          // An access inlined from the sim's own headers (atomicAdd, a vector load) is reported at the user's call.
+          while (d->getInlinedAt() && d->getFilename().contains("hipsim/include/")) d = d->getInlinedAt();
+          loc = string_constant(m, (d->getFilename() + ":" + Twine(d->getLine())).str(), strings);
+        }
         for (auto& [p, size, flags] : acc) {
           Value* site = ConstantPointerNull::get(cast<PointerType>(ptr));
           unsigned fl = flags;

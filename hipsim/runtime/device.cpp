@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hipsim/runtime/state.hpp"
+#include "hipsim/runtime/stream_order.hpp"
 #include "kernels/backend/sim/sim_internal.hpp"
 #include "reference/formats/encode.hpp"
 #include "reference/formats/mode.hpp"
@@ -102,7 +103,14 @@ void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::siz
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (p + 256 >= sp && p < sp + ex.options.stack_bytes) return;  // the thread's own fiber stack
   const hipsim::Allocation* al = hipsim::find_allocation(p);
-  if (al && al->live && p + n <= al->base + al->bytes) return;
+  if (al && al->live && p + n <= al->base + al->bytes) {
+    if (al->serial) {  // a hipMalloc allocation: the bytes this launch touched, for the cross-launch race check
+      using hipsim::order::Touch;
+      const Touch t = flags & kAtomic ? Touch::atomic : flags & kWrite ? Touch::write : Touch::read;
+      hipsim::order::touch_launch(b.launch->id, p, n, t, loc);
+    }
+    return;
+  }
   Violation v = ex.make_violation(ViolationKind::global_out_of_range, &b, &ex.current_thread());
   const std::string what = std::string(flags & kWrite ? "write" : "read") + " of " + std::to_string(n) + " B";
   if (al) {
@@ -159,6 +167,7 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
   static thread_local bool inside = false;  // the checks' own accesses are never checked
   sd::ThreadCtx* c = sd::g_current;
   if (!c || bytes == 0 || inside) return;
+  hipsim::watchdog_tick(loc);
   struct Guard {
     Guard() { inside = true; }
     ~Guard() { inside = false; }
@@ -180,26 +189,33 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
 }
 
 std::uint64_t __hipsim_wave_vote(int op, int pred, const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   return sd::wave_vote(static_cast<sd::WaveOp>(op), pred != 0, *loc);
 }
 
 void __hipsim_wave_exchange(int op, const void* value, std::size_t bytes, int src_lane, void* out,
                             const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   sd::wave_exchange(static_cast<sd::WaveOp>(op), value, bytes, src_lane, out, *loc);
 }
 
 void __hipsim_wave_collective(__hipsim_wave_fn fn, const void* user, const void* in, void* out,
                               const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   sd::wave_collective(fn, user, in, out, *loc);
 }
 
 void __hipsim_syncthreads(const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   sd::BlockExec& b = *sd::g_current->block;
   if (b.live < b.nthreads && b.barrier_arrived + 1 == b.live) hipsim::report_exited_waves(b, *loc);
   sd::syncthreads(*loc);
 }
 
-void __hipsim_fence() { sd::preempt_point(); }
+void __hipsim_fence() {
+  if (sd::g_current) hipsim::watchdog_tick(nullptr);
+  sd::preempt_point();
+}
 
 std::uint16_t __hipsim_f32_to_bf16_rn(float x) {
   static const dsv4::formats::FastEncoder enc(dsv4::formats::Format::bf16,

@@ -22,7 +22,9 @@ void* allocate(std::size_t bytes, const char* kind) {
   if (!p) return nullptr;
   std::memset(p, 0xCD, total);
   const auto base = reinterpret_cast<std::uintptr_t>(p);
-  registry()[base] = Allocation{base, bytes, true, kind};
+  static std::uint64_t user_serial = 0;
+  const bool user = std::strcmp(kind, "hipMalloc") == 0;
+  registry()[base] = Allocation{base, bytes, true, kind, user ? ++user_serial : 0};
   return p;
 }
 

@@ -19,6 +19,7 @@ struct Allocation {
   std::size_t bytes = 0;
   bool live = false;
   const char* kind = "";  // "hipMalloc", "kernel arguments"
+  std::uint64_t serial = 0;  // hipMalloc allocations: 1, 2, ... in allocation order (0: the sim's own)
 };
 // Bytes after every allocation that belong to it but not to the user: an access there is reported, not a crash.
 inline constexpr std::size_t kRedzone = 256;
@@ -27,6 +28,14 @@ void* allocate(std::size_t bytes, const char* kind);
 bool release(void* p);  // false: not a live allocation
 // The allocation whose [base, base + bytes + kRedzone) contains p (live or freed), or nullptr.
 const Allocation* find_allocation(std::uintptr_t p);
+
+// A finding of hipsim's own checks (cross-launch races, the watchdog), printed and written with the sim's report.
+struct Finding {
+  std::string kind, kernel;
+  std::uint64_t launch = 0;
+  std::string line;  // the whole report line, starting with the kind
+};
+void add_finding(Finding f);
 
 void ensure_setup();       // options from DSV4_SIM_SEED / the cmake ARCH, exit hook (first runtime call)
 std::uint64_t seed();
@@ -40,5 +49,14 @@ bool flush_findings(const char* where);
 // releases it when the last thread not waiting returns.
 void report_exited_waves(dsv4::port::sim::detail::BlockExec& b, const std::source_location& loc, int leaving = -1);
 void on_thread_exit(dsv4::port::sim::detail::BlockExec& b);
+
+// The watchdog (DSV4_SIM_TIMEOUT, watchdog.cpp): a launch in which no thread returns for that long is stopped and
+// reported with where every wave of its blocks in flight is. watchdog_tick runs in kernel threads at every checked
+// access, barrier, fence and wave op (`loc`: the access's "file:line" or null); watchdog_arm when the host starts
+// running queued work; watchdog_progress when a thread returns.
+void watchdog_setup();
+void watchdog_arm();
+void watchdog_progress();
+void watchdog_tick(const char* loc);
 
 }  // namespace hipsim
