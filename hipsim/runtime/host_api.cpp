@@ -261,7 +261,7 @@ int __hipsim_enqueue(const char* name, void* kernel, __hipsim_uint3 grid, __hips
   }
   sd::SimStream* ss = sim_stream_of(stream);
   const std::uint64_t id = ss->queue.back().launch->id;
-  const std::uint64_t h = order::issue(key_of(stream), "kernel '" + std::string(name) + "' (launch " + std::to_string(id) + ")", id);
+  const std::uint64_t h = order::issue(key_of(stream), "kernel '" + std::string(name) + "' (launch " + std::to_string(id) + ")", id, name);
   sd::Executor::get().enqueue(ss, sd::Op{sd::Op::host_fn, nullptr, nullptr, [h] { order::executed(h); }, nullptr, 0});
   return hipSuccess;
 }

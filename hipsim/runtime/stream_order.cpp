@@ -67,7 +67,7 @@ bool conflicts(int a, int b) {
 const char* verb(int t) { return t == int(Touch::read) ? "read" : t == int(Touch::write) ? "wrote" : "updated atomically"; }
 
 struct Op {
-  std::string name;
+  std::string name, kernel;
   StreamKey stream = 0;
   std::uint64_t counter = 0, launch_id = 0;
   Clock clock;
@@ -157,7 +157,7 @@ void check_pair(const Op& x, const Op& y) {
   }
   Finding f;
   f.kind = "stream_race";
-  f.kernel = y.name;
+  f.kernel = y.kernel;
   f.launch = y.launch_id;
   f.line = "stream_race between " + x.name + " on " + stream_name(x.stream) + " and " + y.name + " on " +
            stream_name(y.stream) + ": " + bytes + ": " + x.name + " " + verb(best.tx) + " them" + where(best.lx) +
@@ -188,12 +188,13 @@ std::string stream_name(StreamKey s) { return s == 0 ? "the null stream" : "stre
 
 void add_stream(StreamKey s, bool blocking) { stream(s).blocking = blocking; }
 
-std::uint64_t issue(StreamKey s, std::string name, std::uint64_t launch_id) {
+std::uint64_t issue(StreamKey s, std::string name, std::uint64_t launch_id, std::string kernel) {
   State& g = st();
   Clock& c = ordered_clock(s);
   if (c.size() <= s) c.resize(std::size_t(s) + 1, 0);
   const std::uint64_t h = g.next_op++;
   Op& op = g.ops[h];
+  op.kernel = kernel.empty() ? name : std::move(kernel);
   op.name = std::move(name);
   op.stream = s;
   op.counter = ++c[s];

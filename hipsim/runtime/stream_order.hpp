@@ -20,8 +20,9 @@ enum class Touch : unsigned char { read, write, atomic };
 
 void add_stream(StreamKey s, bool blocking);  // blocking: synchronises with the null stream (hipStreamDefault)
 // An operation issued on s, ordered now. `name`: "kernel 'K' (launch L)" or the API call; `launch_id`: the sim's
-// launch id for kernels (their accesses arrive through touch_launch), 0 otherwise. Returns its handle.
-std::uint64_t issue(StreamKey s, std::string name, std::uint64_t launch_id);
+// launch id for kernels (their accesses arrive through touch_launch), 0 otherwise; `kernel`: the kernel's name (the
+// findings' kernel field; empty: `name`). Returns its handle.
+std::uint64_t issue(StreamKey s, std::string name, std::uint64_t launch_id, std::string kernel = {});
 void touch(std::uint64_t op, std::uintptr_t p, std::size_t n, Touch t, const char* loc);
 void touch_launch(std::uint64_t launch_id, std::uintptr_t p, std::size_t n, Touch t, const char* loc);
 void executed(std::uint64_t op);  // its bytes are final: check it against every other operation that ran
