@@ -410,7 +410,11 @@ hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned) {
 }
 hipError_t hipEventCreate(hipEvent_t* e) { ensure_setup(); *e = new __hipsim_event; return hipSuccess; }
 hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned) { return hipEventCreate(e); }
-hipError_t hipEventDestroy(hipEvent_t e) { delete e; return hipSuccess; }
+hipError_t hipEventDestroy(hipEvent_t e) {
+  order::forget_event(e);
+  delete e;
+  return hipSuccess;
+}
 hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
   if (!e) return fail(hipErrorInvalidResourceHandle, "hipEventRecord: null event");
   ensure_setup();

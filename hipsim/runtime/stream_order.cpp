@@ -237,6 +237,8 @@ void wait_event(StreamKey s, const void* e) {
   if (it != st().events.end()) merge(c, it->second);  // a never-recorded event orders nothing (HIP)
 }
 
+void forget_event(const void* e) { st().events.erase(e); }
+
 void host_waits_stream(StreamKey s) {
   merge(st().host, stream(s).clock);
   prune();

@@ -29,6 +29,7 @@ void executed(std::uint64_t op);  // its bytes are final: check it against every
 
 void record_event(const void* event, StreamKey s);
 void wait_event(StreamKey s, const void* event);
+void forget_event(const void* event);  // destroyed: a new event at its address starts unrecorded
 void host_waits_stream(StreamKey s);
 void host_waits_event(const void* event);
 void host_waits_all();
