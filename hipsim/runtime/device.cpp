@@ -24,7 +24,7 @@ using dsv4::port::sim::ViolationKind;
 
 namespace {
 
-enum : std::uint32_t { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8 };  // = hipsim/pass/hipsim_pass.cpp
+enum : std::uint32_t { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8, kDeviceVar = 16 };  // = hipsim_pass.cpp
 
 // Guard bytes a dropped write reached, to zero before the block's next access (epoch_base: the same block run).
 struct DirtyGuard {
@@ -99,12 +99,19 @@ void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t
 }
 
 void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, std::uint32_t flags,
-                  const char* loc) {
+                  const void* site, const char* loc) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (p + 256 >= sp && p < sp + ex.options.stack_bytes) return;  // the thread's own fiber stack
-  const hipsim::Allocation* al = hipsim::find_allocation(p);
-  if (al && al->live && p + n <= al->base + al->bytes) {
-    if (al->serial) {  // a hipMalloc allocation: the bytes this launch touched, for the cross-launch race check
+  const hipsim::Allocation* al = nullptr;
+  if (flags & kDeviceVar) {  // checked against the variable the pointer came from, not a neighbour it ran into
+    const auto& var = *static_cast<const hipsim::DeviceVarSite*>(site);
+    hipsim::register_device_var(var);
+    al = hipsim::find_allocation(reinterpret_cast<std::uintptr_t>(var.addr));
+  } else {
+    al = hipsim::find_allocation(p);
+  }
+  if (al && al->live && p >= al->base && p + n <= al->base + al->bytes) {
+    if (al->tracked) {  // the user's memory: the bytes this launch touched, for the cross-launch race check
       using hipsim::order::Touch;
       const Touch t = flags & kAtomic ? Touch::atomic : flags & kWrite ? Touch::write : Touch::read;
       hipsim::order::touch_launch(b.launch->id, p, n, t, loc);
@@ -114,11 +121,12 @@ void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::siz
   Violation v = ex.make_violation(ViolationKind::global_out_of_range, &b, &ex.current_thread());
   const std::string what = std::string(flags & kWrite ? "write" : "read") + " of " + std::to_string(n) + " B";
   if (al) {
-    v.array = al->kind;
+    v.array = al->name.empty() ? std::string(al->kind) : al->kind + (" " + al->name);
     v.offset = std::int64_t(p - al->base);
     v.array_bytes = al->bytes;
     v.detail = what + " at byte " + std::to_string(v.offset) + " of a " + std::to_string(al->bytes) + " B " +
-               al->kind + " allocation" + (al->live ? " (past its end)" : " that was freed");
+               (al->name.empty() ? std::string(al->kind) + " allocation" : al->describe()) +
+               (!al->live ? " that was freed" : p < al->base ? " (before its start)" : " (past its end)");
   } else {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%#zx", std::size_t(p));
@@ -185,7 +193,7 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
     return;
   }
   Guard guard;
-  check_global(ex, b, p, std::size_t(bytes), flags, loc);
+  check_global(ex, b, p, std::size_t(bytes), flags, site, loc);
 }
 
 std::uint64_t __hipsim_wave_vote(int op, int pred, const std::source_location* loc) {

@@ -108,7 +108,7 @@ std::uint64_t memory_op(order::StreamKey s, const char* name, const void* dst, c
   const std::uint64_t h = order::issue(s, name, 0);
   auto user = [n](const void* p) {
     const Allocation* a = find_allocation(reinterpret_cast<std::uintptr_t>(p));
-    return p && a && a->serial && device_range(p, n);
+    return p && a && a->tracked && device_range(p, n);
   };
   if (user(dst)) order::touch(h, reinterpret_cast<std::uintptr_t>(dst), n, order::Touch::write, nullptr);
   if (src && user(src)) order::touch(h, reinterpret_cast<std::uintptr_t>(src), n, order::Touch::read, nullptr);

@@ -18,13 +18,24 @@ struct Allocation {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   bool live = false;
-  const char* kind = "";  // "hipMalloc", "kernel arguments"
-  std::uint64_t serial = 0;  // hipMalloc allocations: 1, 2, ... in allocation order (0: the sim's own)
+  const char* kind = "";  // "hipMalloc", "kernel arguments", "__device__ variable"
+  std::uint64_t serial = 0;  // hipMalloc allocations: 1, 2, ... in allocation order (0: the others)
+  bool tracked = false;      // the user's memory (hipMalloc, __device__ variables): the race check records it
+  std::string name;          // __device__ variables: the variable's name
+  std::string describe() const;  // "hipMalloc allocation #3", "__device__ variable 'ws'", "kernel arguments allocation"
+};
+// The pass's description of a file-scope variable a kernel accesses (= hipsim/pass/hipsim_pass.cpp's kDeviceVar site).
+struct DeviceVarSite {
+  const char* name;
+  std::uint64_t bytes;
+  const void* addr;
 };
 // Bytes after every allocation that belong to it but not to the user: an access there is reported, not a crash.
 inline constexpr std::size_t kRedzone = 256;
 
 void* allocate(std::size_t bytes, const char* kind);
+// A file-scope (`__device__`) variable, registered at the first access from a kernel (idempotent).
+void register_device_var(const DeviceVarSite& s);
 bool release(void* p);  // false: not a live allocation
 // The allocation whose [base, base + bytes + kRedzone) contains p (live or freed), or nullptr.
 const Allocation* find_allocation(std::uintptr_t p);

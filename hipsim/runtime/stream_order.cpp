@@ -150,7 +150,7 @@ void check_pair(const Op& x, const Op& y) {
   std::string bytes;
   if (al) {
     bytes = "bytes [" + std::to_string(best.o.lo - al->base) + ", " + std::to_string(best.o.hi - al->base) +
-            ") of hipMalloc allocation #" + std::to_string(al->serial) + " (" + std::to_string(al->bytes) + " B at " +
+            ") of " + al->describe() + " (" + std::to_string(al->bytes) + " B at " +
             hex(al->base) + ")";
   } else {
     bytes = "bytes [" + hex(best.o.lo) + ", " + hex(best.o.hi) + ")";

@@ -2,7 +2,7 @@
 // one row of its matrix through a global workspace (each thread stores a strided partial, thread 0 adds them after
 // a __syncthreads) and counts itself on a counter both launches update atomically. Workspace: one slot per stream;
 // BUG_SHARED_WORKSPACE: one region shared by both streams (a static workspace), so two unordered launches write the
-// same bytes. The harness checks the sums against a float64 host sum of the seeded inputs and the block count.
+// same bytes; BUG_STATIC_WORKSPACE: a file-scope __device__ array the kernel uses directly. The harness checks the sums against a float64 host sum of the seeded inputs and the block count.
 // Usage: two_streams MODE ROWS COLS [SEED]; MODE: plain (two blocking streams, nothing between the launches), event
 // (the second stream waits on an event recorded after the first launch), sync (hipStreamSynchronize between them),
 // null (the first launch on the null stream, the second on a blocking stream), nonblocking (the same with a
@@ -19,8 +19,16 @@
 #include <vector>
 
 constexpr int kThreads = 64;
+constexpr int kMaxRows = 64;
+
+#ifdef BUG_STATIC_WORKSPACE
+__device__ float g_workspace[kMaxRows * kThreads];
+#endif
 
 __global__ void row_sums(const float* x, float* workspace, float* out, int* blocks_done, int cols) {
+#ifdef BUG_STATIC_WORKSPACE
+  workspace = g_workspace;
+#endif
   const int row = blockIdx.x, t = threadIdx.x;
   float part = 0.0f;
   for (int c = t; c < cols; c += kThreads) part += x[std::size_t(row) * cols + c];
@@ -51,9 +59,9 @@ int main(int argc, char** argv) {
   const std::string mode = argv[1];
   const int rows = std::atoi(argv[2]), cols = std::atoi(argv[3]);
   const unsigned long long seed = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 1;
-  if (rows < 1 || cols < 1 || (mode != "plain" && mode != "event" && mode != "sync" && mode != "null" &&
+  if (rows < 1 || rows > kMaxRows || cols < 1 || (mode != "plain" && mode != "event" && mode != "sync" && mode != "null" &&
                                mode != "nonblocking" && mode != "memset")) {
-    std::fprintf(stderr, "bad MODE '%s' or ROWS/COLS < 1\n", mode.c_str());
+    std::fprintf(stderr, "bad MODE '%s', ROWS outside [1, %d] or COLS < 1\n", mode.c_str(), kMaxRows);
     return 2;
   }
   std::printf("two_streams mode=%s rows=%d cols=%d seed=%llu\n", mode.c_str(), rows, cols, seed);
