@@ -6,7 +6,8 @@
 // Usage: two_streams MODE ROWS COLS [SEED]; MODE: plain (two blocking streams, nothing between the launches), event
 // (the second stream waits on an event recorded after the first launch), sync (hipStreamSynchronize between them),
 // null (the first launch on the null stream, the second on a blocking stream), nonblocking (the same with a
-// hipStreamNonBlocking stream), memset (hipMemsetAsync of the first launch's workspace on the second stream).
+// hipStreamNonBlocking stream), memset (hipMemsetAsync of the first launch's workspace on the second stream),
+// shared_input (like plain, both launches reading the first matrix: reads only, no race).
 // Exit 0: sums and count right and no HIP error; 1: a wrong value; 2: bad usage; 3: a HIP error (a finding).
 #include <hip/hip_runtime.h>
 
@@ -53,14 +54,14 @@ __global__ void row_sums(const float* x, float* workspace, float* out, int* bloc
 
 int main(int argc, char** argv) {
   if (argc < 4) {
-    std::fprintf(stderr, "usage: %s plain|event|sync|null|nonblocking|memset ROWS COLS [SEED]\n", argv[0]);
+    std::fprintf(stderr, "usage: %s plain|event|sync|null|nonblocking|memset|shared_input ROWS COLS [SEED]\n", argv[0]);
     return 2;
   }
   const std::string mode = argv[1];
   const int rows = std::atoi(argv[2]), cols = std::atoi(argv[3]);
   const unsigned long long seed = argc > 4 ? std::strtoull(argv[4], nullptr, 0) : 1;
   if (rows < 1 || rows > kMaxRows || cols < 1 || (mode != "plain" && mode != "event" && mode != "sync" && mode != "null" &&
-                               mode != "nonblocking" && mode != "memset")) {
+                               mode != "nonblocking" && mode != "memset" && mode != "shared_input")) {
     std::fprintf(stderr, "bad MODE '%s', ROWS outside [1, %d] or COLS < 1\n", mode.c_str(), kMaxRows);
     return 2;
   }
@@ -102,7 +103,8 @@ int main(int argc, char** argv) {
   }
   if (mode == "sync") CHECK(hipStreamSynchronize(first));
   if (mode == "memset") CHECK(hipMemsetAsync(slots[0], 0x3F, slot, s[1]));
-  row_sums<<<rows, kThreads, 0, s[1]>>>(dx[1], slots[1], dout[1], blocks_done, cols);
+  const int second = mode == "shared_input" ? 0 : 1;  // the matrix the second launch reads
+  row_sums<<<rows, kThreads, 0, s[1]>>>(dx[second], slots[1], dout[1], blocks_done, cols);
   CHECK(hipDeviceSynchronize());
 
   int bad = 0, count = 0;
@@ -116,7 +118,8 @@ int main(int argc, char** argv) {
     CHECK(hipMemcpy(got.data(), dout[i], sizeof(float) * rows, hipMemcpyDeviceToHost));
     for (int r = 0; r < rows; ++r) {
       double want = 0;
-      for (int c = 0; c < cols; ++c) want += x[i][std::size_t(r) * cols + c];
+      const std::vector<float>& m = x[i == 0 ? 0 : second];
+      for (int c = 0; c < cols; ++c) want += m[std::size_t(r) * cols + c];
       if (std::fabs(got[std::size_t(r)] - want) > 1e-5 * want + 1e-5) {
         if (bad++ < 5) std::printf("FAIL: matrix %d row %d: %.7g, expected %.7g\n", i, r, got[std::size_t(r)], want);
       }
