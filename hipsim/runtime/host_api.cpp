@@ -103,7 +103,8 @@ bool device_range(const void* p, std::size_t n) {
   return a && a->live && reinterpret_cast<std::uintptr_t>(p) + n <= a->base + a->bytes;
 }
 
-// A copy or memset as an operation of the race check: the bytes of hipMalloc allocations it reads and writes.
+// A copy or memset as an operation of the race check: the bytes of tracked memory (hipMalloc allocations,
+// __device__ variables) it reads and writes.
 std::uint64_t memory_op(order::StreamKey s, const char* name, const void* dst, const void* src, std::size_t n) {
   const std::uint64_t h = order::issue(s, name, 0);
   auto user = [n](const void* p) {

@@ -64,7 +64,9 @@ bool conflicts(int a, int b) {
   const bool aa = a == int(Touch::atomic), ab = b == int(Touch::atomic);
   return !(ra && rb) && !(aa && ab);
 }
-const char* verb(int t) { return t == int(Touch::read) ? "read" : t == int(Touch::write) ? "wrote" : "updated atomically"; }
+const char* verb(int t) {
+  return t == int(Touch::read) ? "read them" : t == int(Touch::write) ? "wrote them" : "updated them atomically";
+}
 
 struct Op {
   std::string name, kernel;
@@ -160,8 +162,8 @@ void check_pair(const Op& x, const Op& y) {
   f.kernel = y.kernel;
   f.launch = y.launch_id;
   f.line = "stream_race between " + x.name + " on " + stream_name(x.stream) + " and " + y.name + " on " +
-           stream_name(y.stream) + ": " + bytes + ": " + x.name + " " + verb(best.tx) + " them" + where(best.lx) +
-           ", " + y.name + " " + verb(best.ty) + " them" + where(best.ly) +
+           stream_name(y.stream) + ": " + bytes + ": " + x.name + " " + verb(best.tx) + where(best.lx) + ", " +
+           y.name + " " + verb(best.ty) + where(best.ly) +
            "; no event, synchronisation or stream order orders the two (first conflicting range shown)";
   add_finding(std::move(f));
 }
