@@ -4,9 +4,11 @@
 //     function that uses it calls __hipsim_lds(site) (or __hipsim_lds_dynamic()) once at entry and uses the result;
 //     `site` is a constant {name, bytes, align} that the runtime allocates per block at first use.
 //  2. at the end of the optimizer, every load, store, atomic and memory intrinsic whose underlying object is not a
-//     stack slot or a (non-LDS) global gets a call __hipsim_access(addr, bytes, flags, site, "file:line") before
-//     it; `site` is the LDS variable the pointer was derived from when the optimizer can see it (provenance for
-//     "ran past one variable into the next"; flag kDynamicLds for the extern __shared__ region), else null. An instrumented linkonce/weak function becomes internal,
+//     stack slot or a constant global gets a call __hipsim_access(addr, bytes, flags, site, "file:line") before
+//     it (for an access inlined from the sim's headers, the line of the user's call); `site` is the LDS variable the pointer was derived from when the optimizer can see it (provenance for
+//     "ran past one variable into the next"; flag kDynamicLds for the extern __shared__ region); for a mutable
+//     file-scope variable defined here (a `__device__` variable when a kernel touches it) flag kDeviceVar and a
+//     constant {name, bytes, address}; else null. An instrumented linkonce/weak function becomes internal,
 //     so the runtime (not instrumented) never links against this module's instrumented copy of an inline function.
 // Invariant: pass 1 runs before any optimization, so no use of an LDS variable is folded or merged away.
 #include <map>
@@ -34,10 +36,16 @@ constexpr const char* kLdsDynSection = "dsv4_lds_dyn";
 constexpr const char* kLdsFn = "__hipsim_lds";
 constexpr const char* kLdsDynFn = "__hipsim_lds_dynamic";
 constexpr const char* kAccessFn = "__hipsim_access";
-enum : unsigned { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8 };  // = hipsim/runtime/device.cpp
+enum : unsigned { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8, kDeviceVar = 16 };  // = hipsim/runtime/device.cpp
 
 bool is_lds(const GlobalVariable& g) {
   return g.hasSection() && (g.getSection() == kLdsSection || g.getSection() == kLdsDynSection);
+}
+
+// A mutable variable defined in this module, not LDS: device memory when a kernel thread touches it.
+bool is_device_var(const GlobalVariable& g) {
+  return !is_lds(g) && !g.isConstant() && !g.isDeclaration() && !g.isThreadLocal() && !g.getName().starts_with("llvm.") &&
+         !g.getName().starts_with("hipsim.");
 }
 
 GlobalVariable* string_constant(Module& m, StringRef s, std::map<std::string, GlobalVariable*>& cache) {
@@ -117,6 +125,8 @@ struct InstrumentAccesses : PassInfoMixin<InstrumentAccesses> {
     Type* i32 = Type::getInt32Ty(c);
     FunctionCallee access = m.getOrInsertFunction(kAccessFn, FunctionType::get(Type::getVoidTy(c), {ptr, i64, i32, ptr, ptr}, false));
     std::map<std::string, GlobalVariable*> strings;
+    std::map<GlobalVariable*, GlobalVariable*> var_sites;
+    StructType* var_site_ty = StructType::get(c, {ptr, i64, ptr});
     bool changed = false;
     for (Function& f : m) {
       if (f.isDeclaration() || f.getName().starts_with("__hipsim") ||
@@ -147,19 +157,33 @@ struct InstrumentAccesses : PassInfoMixin<InstrumentAccesses> {
         llvm::erase_if(acc, [](const auto& a) {
           const Value* obj = getUnderlyingObject(std::get<0>(a), 0);
           return std::get<1>(a) == nullptr || isa<AllocaInst>(obj) ||
-                 (isa<GlobalVariable>(obj) && !is_lds(*cast<GlobalVariable>(obj)));
+                 (isa<GlobalVariable>(obj) && !is_lds(*cast<GlobalVariable>(obj)) &&
+                  !is_device_var(*cast<GlobalVariable>(obj)));
         });
         if (!acc.empty()) work.emplace_back(&i, std::move(acc));
       }
       for (auto& [i, acc] : work) {
         IRBuilder<> b(i);
         Value* loc = ConstantPointerNull::get(cast<PointerType>(ptr));
-        if (const DebugLoc& d = i->getDebugLoc())
-          loc = string_constant(m, (d->getFilename() + ":" + Twine(d.getLine())).str(), strings);
+        if (const DILocation* d = i->getDebugLoc().get()) {
+          // An access inlined from the sim's own headers (atomicAdd, a vector load) is reported at the user's call.
+          while (d->getInlinedAt() && d->getFilename().contains("hipsim/include/")) d = d->getInlinedAt();
+          loc = string_constant(m, (d->getFilename() + ":" + Twine(d->getLine())).str(), strings);
+        }
         for (auto& [p, size, flags] : acc) {
           Value* site = ConstantPointerNull::get(cast<PointerType>(ptr));
           unsigned fl = flags;
-          if (auto* call = dyn_cast<CallInst>(getUnderlyingObject(p, 0))) {
+          if (auto* gv = dyn_cast<GlobalVariable>(getUnderlyingObject(p, 0)); gv && is_device_var(*gv)) {
+            GlobalVariable*& s = var_sites[gv];
+            if (!s) {
+              Constant* init = ConstantStruct::get(
+                  var_site_ty, {string_constant(m, demangle(gv->getName().str()), strings),
+                                ConstantInt::get(i64, dl.getTypeAllocSize(gv->getValueType())), gv});
+              s = new GlobalVariable(m, var_site_ty, true, GlobalValue::PrivateLinkage, init, "hipsim.var." + gv->getName());
+            }
+            site = s;
+            fl |= kDeviceVar;
+          } else if (auto* call = dyn_cast<CallInst>(getUnderlyingObject(p, 0))) {
             if (Function* callee = call->getCalledFunction(); callee && callee->getName() == kLdsFn)
               site = call->getArgOperand(0);
             else if (callee && callee->getName() == kLdsDynFn)

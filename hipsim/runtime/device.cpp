@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "hipsim/runtime/state.hpp"
+#include "hipsim/runtime/stream_order.hpp"
 #include "kernels/backend/sim/sim_internal.hpp"
 #include "reference/formats/encode.hpp"
 #include "reference/formats/mode.hpp"
@@ -23,7 +24,7 @@ using dsv4::port::sim::ViolationKind;
 
 namespace {
 
-enum : std::uint32_t { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8 };  // = hipsim/pass/hipsim_pass.cpp
+enum : std::uint32_t { kWrite = 1, kAtomic = 2, kRead = 4, kDynamicLds = 8, kDeviceVar = 16 };  // = hipsim_pass.cpp
 
 // Guard bytes a dropped write reached, to zero before the block's next access (epoch_base: the same block run).
 struct DirtyGuard {
@@ -98,19 +99,34 @@ void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t
 }
 
 void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, std::uint32_t flags,
-                  const char* loc) {
+                  const void* site, const char* loc) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (p + 256 >= sp && p < sp + ex.options.stack_bytes) return;  // the thread's own fiber stack
-  const hipsim::Allocation* al = hipsim::find_allocation(p);
-  if (al && al->live && p + n <= al->base + al->bytes) return;
+  const hipsim::Allocation* al = nullptr;
+  if (flags & kDeviceVar) {  // checked against the variable the pointer came from, not a neighbour it ran into
+    const auto& var = *static_cast<const hipsim::DeviceVarSite*>(site);
+    hipsim::register_device_var(var);
+    al = hipsim::find_allocation(reinterpret_cast<std::uintptr_t>(var.addr));
+  } else {
+    al = hipsim::find_allocation(p);
+  }
+  if (al && al->live && p >= al->base && p + n <= al->base + al->bytes) {
+    if (al->tracked) {  // the user's memory: the bytes this launch touched, for the cross-launch race check
+      using hipsim::order::Touch;
+      const Touch t = flags & kAtomic ? Touch::atomic : flags & kWrite ? Touch::write : Touch::read;
+      hipsim::order::touch_launch(b.launch->id, p, n, t, loc);
+    }
+    return;
+  }
   Violation v = ex.make_violation(ViolationKind::global_out_of_range, &b, &ex.current_thread());
   const std::string what = std::string(flags & kWrite ? "write" : "read") + " of " + std::to_string(n) + " B";
   if (al) {
-    v.array = al->kind;
+    v.array = al->name.empty() ? std::string(al->kind) : al->kind + (" " + al->name);
     v.offset = std::int64_t(p - al->base);
     v.array_bytes = al->bytes;
     v.detail = what + " at byte " + std::to_string(v.offset) + " of a " + std::to_string(al->bytes) + " B " +
-               al->kind + " allocation" + (al->live ? " (past its end)" : " that was freed");
+               (al->name.empty() ? std::string(al->kind) + " allocation" : al->describe()) +
+               (!al->live ? " that was freed" : p < al->base ? " (before its start)" : " (past its end)");
   } else {
     char buf[32];
     std::snprintf(buf, sizeof buf, "%#zx", std::size_t(p));
@@ -159,6 +175,7 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
   static thread_local bool inside = false;  // the checks' own accesses are never checked
   sd::ThreadCtx* c = sd::g_current;
   if (!c || bytes == 0 || inside) return;
+  hipsim::watchdog_tick(loc);
   struct Guard {
     Guard() { inside = true; }
     ~Guard() { inside = false; }
@@ -176,30 +193,37 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
     return;
   }
   Guard guard;
-  check_global(ex, b, p, std::size_t(bytes), flags, loc);
+  check_global(ex, b, p, std::size_t(bytes), flags, site, loc);
 }
 
 std::uint64_t __hipsim_wave_vote(int op, int pred, const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   return sd::wave_vote(static_cast<sd::WaveOp>(op), pred != 0, *loc);
 }
 
 void __hipsim_wave_exchange(int op, const void* value, std::size_t bytes, int src_lane, void* out,
                             const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   sd::wave_exchange(static_cast<sd::WaveOp>(op), value, bytes, src_lane, out, *loc);
 }
 
 void __hipsim_wave_collective(__hipsim_wave_fn fn, const void* user, const void* in, void* out,
                               const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   sd::wave_collective(fn, user, in, out, *loc);
 }
 
 void __hipsim_syncthreads(const std::source_location* loc) {
+  hipsim::watchdog_tick(nullptr);
   sd::BlockExec& b = *sd::g_current->block;
   if (b.live < b.nthreads && b.barrier_arrived + 1 == b.live) hipsim::report_exited_waves(b, *loc);
   sd::syncthreads(*loc);
 }
 
-void __hipsim_fence() { sd::preempt_point(); }
+void __hipsim_fence() {
+  if (sd::g_current) hipsim::watchdog_tick(nullptr);
+  sd::preempt_point();
+}
 
 std::uint16_t __hipsim_f32_to_bf16_rn(float x) {
   static const dsv4::formats::FastEncoder enc(dsv4::formats::Format::bf16,

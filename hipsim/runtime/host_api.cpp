@@ -1,14 +1,19 @@
 // hipsim runtime, host side: the HIP host API subset of hipsim/include/hipsim/host_api.h on the sim executor
 // (streams and events are kernels/port ones), kernel launches, the environment (DSV4_SIM_SEED,
-// DSV4_SIM_ERROR_EXITCODE, DSV4_SIM_REPORT) and the report printed at synchronising calls and at exit.
+// DSV4_SIM_ERROR_EXITCODE, DSV4_SIM_REPORT, DSV4_SIM_TIMEOUT) and the report printed at synchronising calls and at
+// exit. Every call that orders work tells the cross-launch race check (stream_order.hpp) at issue time.
+#include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "hipsim/include/hipsim/host_api.h"
 #include "hipsim/runtime/state.hpp"
+#include "hipsim/runtime/stream_order.hpp"
 #include "kernels/backend/sim/sim_internal.hpp"
 #include "kernels/port/detail/launch_log.hpp"
 #undef warpSize  // sim_device.hpp's kernel-side name; here it is the hipDeviceProp_t field
@@ -22,9 +27,16 @@ __attribute__((weak)) extern const char __hipsim_arch[];
 
 struct __hipsim_stream {
   port::Stream s;
+  hipsim::order::StreamKey key = 0;
+};
+// When the event's latest record completed on the sim (host wall time), stamped by a stream op before the record.
+struct __hipsim_event_times {
+  std::uint64_t issued = 0, done = 0;
+  std::chrono::steady_clock::time_point at;
 };
 struct __hipsim_event {
   port::Event e;
+  std::shared_ptr<__hipsim_event_times> times = std::make_shared<__hipsim_event_times>();
 };
 
 namespace hipsim {
@@ -36,6 +48,9 @@ bool g_random = false;
 int g_exit_code = -1;
 const char* g_report_file = nullptr;
 bool g_exiting = false;
+std::vector<Finding> g_findings;
+std::size_t g_findings_total = 0;
+constexpr std::size_t kMaxFindings = 1000;
 
 hipError_t fail(hipError_t e, const std::string& why) {
   std::fprintf(stderr, "hipsim: %s\n", why.c_str());
@@ -56,6 +71,7 @@ std::string json_escape(const std::string& s) {
 void at_exit() {
   if (g_exiting) return;
   g_exiting = true;
+  watchdog_arm();
   try {
     sd::Executor::get().synchronize_all();
   } catch (const std::exception& e) {
@@ -65,11 +81,14 @@ void at_exit() {
 }
 
 port::Stream& stream_of(hipStream_t s) { return s ? s->s : port::Stream::default_stream(); }
+sd::SimStream* sim_stream_of(hipStream_t s) { return static_cast<sd::SimStream*>(stream_of(s).native()); }
+order::StreamKey key_of(hipStream_t s) { return s ? s->key : 0; }
 
 // Runs all queued work; a failed launch or a finding makes it an error.
 hipError_t sync_all(const char* where) {
   ensure_setup();
   hipError_t r = hipSuccess;
+  watchdog_arm();
   try {
     sd::Executor::get().synchronize_all();
   } catch (const std::exception& e) {
@@ -83,7 +102,25 @@ bool device_range(const void* p, std::size_t n) {
   const Allocation* a = find_allocation(reinterpret_cast<std::uintptr_t>(p));
   return a && a->live && reinterpret_cast<std::uintptr_t>(p) + n <= a->base + a->bytes;
 }
+
+// A copy or memset as an operation of the race check: the bytes of tracked memory (hipMalloc allocations,
+// __device__ variables) it reads and writes.
+std::uint64_t memory_op(order::StreamKey s, const char* name, const void* dst, const void* src, std::size_t n) {
+  const std::uint64_t h = order::issue(s, name, 0);
+  auto user = [n](const void* p) {
+    const Allocation* a = find_allocation(reinterpret_cast<std::uintptr_t>(p));
+    return p && a && a->tracked && device_range(p, n);
+  };
+  if (user(dst)) order::touch(h, reinterpret_cast<std::uintptr_t>(dst), n, order::Touch::write, nullptr);
+  if (src && user(src)) order::touch(h, reinterpret_cast<std::uintptr_t>(src), n, order::Touch::read, nullptr);
+  return h;
+}
 }  // namespace
+
+void add_finding(Finding f) {
+  ++g_findings_total;
+  if (g_findings.size() < kMaxFindings) g_findings.push_back(std::move(f));
+}
 
 std::uint64_t seed() { return g_seed; }
 
@@ -104,6 +141,7 @@ void ensure_setup() {
   }
   if (const char* s = std::getenv("DSV4_SIM_ERROR_EXITCODE")) g_exit_code = std::atoi(s);
   g_report_file = std::getenv("DSV4_SIM_REPORT");
+  watchdog_setup();
   o.wave_lockstep = true;
   o.barrier_skips_exited = true;
   port::sim::set_options(o);
@@ -112,13 +150,25 @@ void ensure_setup() {
 
 bool flush_findings(const char* where) {
   port::sim::Report r = port::sim::take_report();
-  if (r.empty()) return false;
+  std::vector<Finding> own = std::move(g_findings);
+  const std::size_t own_total = g_findings_total;
+  g_findings.clear();
+  g_findings_total = 0;
+  if (r.empty() && own_total == 0) return false;
   const std::string sched = g_random ? "random schedule, DSV4_SIM_SEED=" + std::to_string(g_seed)
                                      : std::string("serial schedule (DSV4_SIM_SEED=N picks a random one)");
-  std::fprintf(stderr, "hipsim: %zu finding(s) at %s (%s, arch %s)\n%s", r.total, where, sched.c_str(),
-               std::string(sd::Executor::get().profile->name).c_str(), r.to_string().c_str());
+  std::string lines;
+  for (const Finding& f : own) lines += f.line + "\n";
+  if (own_total > own.size()) lines += "... and " + std::to_string(own_total - own.size()) + " more\n";
+  std::fprintf(stderr, "hipsim: %zu finding(s) at %s (%s, arch %s)\n%s%s", r.total + own_total, where, sched.c_str(),
+               std::string(sd::Executor::get().profile->name).c_str(), r.to_string().c_str(), lines.c_str());
   if (g_report_file) {
     if (FILE* f = std::fopen(g_report_file, "a")) {
+      for (const Finding& o : own)
+        std::fprintf(f, "{\"kind\":\"%s\",\"kernel\":\"%s\",\"launch\":%llu,\"detail\":\"%s\",\"seed\":%llu,"
+                     "\"schedule\":\"%s\"}\n",
+                     o.kind.c_str(), json_escape(o.kernel).c_str(), static_cast<unsigned long long>(o.launch),
+                     json_escape(o.line).c_str(), static_cast<unsigned long long>(g_seed), g_random ? "random" : "serial");
       for (const port::sim::Violation& v : r.violations)
         std::fprintf(f, "{\"kind\":\"%s\",\"kernel\":\"%s\",\"block\":\"%s\",\"thread\":\"%s\",\"array\":\"%s\","
                      "\"offset\":%lld,\"size\":%zu,\"array_bytes\":%zu,\"detail\":\"%s\",\"seed\":%llu,"
@@ -171,6 +221,7 @@ void report_exited_waves(sd::BlockExec& b, const std::source_location& loc, int 
 }
 
 void on_thread_exit(sd::BlockExec& b) {
+  watchdog_progress();
   if (b.barrier_arrived == 0 || b.barrier_arrived != b.live - 1) return;  // live still counts this thread
   const sd::SimThread* waiter = nullptr;
   for (const sd::SimThread& t : b.threads)
@@ -209,6 +260,10 @@ int __hipsim_enqueue(const char* name, void* kernel, __hipsim_uint3 grid, __hips
   } catch (const std::exception& e) {
     return fail(hipErrorInvalidValue, e.what());
   }
+  sd::SimStream* ss = sim_stream_of(stream);
+  const std::uint64_t id = ss->queue.back().launch->id;
+  const std::uint64_t h = order::issue(key_of(stream), "kernel '" + std::string(name) + "' (launch " + std::to_string(id) + ")", id, name);
+  sd::Executor::get().enqueue(ss, sd::Op{sd::Op::host_fn, nullptr, nullptr, [h] { order::executed(h); }, nullptr, 0});
   return hipSuccess;
 }
 
@@ -263,7 +318,11 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   return hipSuccess;
 }
 
-hipError_t hipDeviceSynchronize() { return sync_all("hipDeviceSynchronize"); }
+hipError_t hipDeviceSynchronize() {
+  const hipError_t r = sync_all("hipDeviceSynchronize");
+  order::host_waits_all();
+  return r;
+}
 
 hipError_t hipMalloc(void** p, std::size_t bytes) {
   ensure_setup();
@@ -273,6 +332,7 @@ hipError_t hipMalloc(void** p, std::size_t bytes) {
 hipError_t hipFree(void* p) {
   if (!p) return hipSuccess;
   const hipError_t r = sync_all("hipFree");
+  order::host_waits_all();  // hipFree synchronises the device
   if (!release(p)) return fail(hipErrorInvalidDevicePointer, "hipFree of a pointer that is not a live hipMalloc allocation");
   return r;
 }
@@ -280,7 +340,7 @@ hipError_t hipMallocAsync(void** p, std::size_t bytes, hipStream_t) { return hip
 hipError_t hipFreeAsync(void* p, hipStream_t s) {
   if (!p) return hipSuccess;
   sd::Executor& ex = sd::Executor::get();
-  ex.enqueue(static_cast<sd::SimStream*>(stream_of(s).native()), sd::Op{sd::Op::host_fn, nullptr, nullptr, [p] { release(p); }, nullptr, 0});
+  ex.enqueue(sim_stream_of(s), sd::Op{sd::Op::host_fn, nullptr, nullptr, [p] { release(p); }, nullptr, 0});
   return hipSuccess;
 }
 
@@ -290,47 +350,99 @@ hipError_t hipMemcpy(void* dst, const void* src, std::size_t bytes, hipMemcpyKin
     return fail(hipErrorInvalidValue, "hipMemcpy: destination is not " + std::to_string(bytes) + " B of a live device allocation");
   if ((kind == hipMemcpyDeviceToHost || kind == hipMemcpyDeviceToDevice) && !device_range(src, bytes))
     return fail(hipErrorInvalidValue, "hipMemcpy: source is not " + std::to_string(bytes) + " B of a live device allocation");
+  // On the null stream, which waits for the blocking streams; the host waits for it.
+  const std::uint64_t h = memory_op(0, "hipMemcpy", dst, src, bytes);
   std::memmove(dst, src, bytes);
+  order::executed(h);
+  order::host_waits_stream(0);
+  if (flush_findings("hipMemcpy") && r == hipSuccess) r = g_last = hipErrorLaunchFailure;
   return r;
 }
 hipError_t hipMemcpyAsync(void* dst, const void* src, std::size_t bytes, hipMemcpyKind, hipStream_t s) {
   ensure_setup();
-  sd::Executor::get().enqueue(static_cast<sd::SimStream*>(stream_of(s).native()),
-                              sd::Op{sd::Op::host_fn, nullptr, nullptr, [=] { std::memmove(dst, src, bytes); }, nullptr, 0});
+  const std::uint64_t h = memory_op(key_of(s), "hipMemcpyAsync", dst, src, bytes);
+  sd::Executor::get().enqueue(sim_stream_of(s), sd::Op{sd::Op::host_fn, nullptr, nullptr, [=] {
+                                std::memmove(dst, src, bytes);
+                                order::executed(h);
+                              }, nullptr, 0});
   return hipSuccess;
 }
 hipError_t hipMemset(void* dst, int value, std::size_t bytes) {
   hipError_t r = sync_all("hipMemset");
   if (!device_range(dst, bytes))
     return fail(hipErrorInvalidValue, "hipMemset: not " + std::to_string(bytes) + " B of a live device allocation");
+  const std::uint64_t h = memory_op(0, "hipMemset", dst, nullptr, bytes);
   std::memset(dst, value, bytes);
+  order::executed(h);
+  order::host_waits_stream(0);
+  if (flush_findings("hipMemset") && r == hipSuccess) r = g_last = hipErrorLaunchFailure;
   return r;
 }
 hipError_t hipMemsetAsync(void* dst, int value, std::size_t bytes, hipStream_t s) {
   ensure_setup();
-  sd::Executor::get().enqueue(static_cast<sd::SimStream*>(stream_of(s).native()),
-                              sd::Op{sd::Op::host_fn, nullptr, nullptr, [=] { std::memset(dst, value, bytes); }, nullptr, 0});
+  const std::uint64_t h = memory_op(key_of(s), "hipMemsetAsync", dst, nullptr, bytes);
+  sd::Executor::get().enqueue(sim_stream_of(s), sd::Op{sd::Op::host_fn, nullptr, nullptr, [=] {
+                                std::memset(dst, value, bytes);
+                                order::executed(h);
+                              }, nullptr, 0});
   return hipSuccess;
 }
 
-hipError_t hipStreamCreate(hipStream_t* s) { ensure_setup(); *s = new __hipsim_stream; return hipSuccess; }
-hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned) { return hipStreamCreate(s); }
+hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned flags) {
+  ensure_setup();
+  static order::StreamKey streams = 0;
+  *s = new __hipsim_stream;
+  (*s)->key = ++streams;
+  order::add_stream((*s)->key, (flags & hipStreamNonBlocking) == 0);
+  return hipSuccess;
+}
+hipError_t hipStreamCreate(hipStream_t* s) { return hipStreamCreateWithFlags(s, hipStreamDefault); }
 hipError_t hipStreamDestroy(hipStream_t s) { delete s; return hipSuccess; }
-hipError_t hipStreamSynchronize(hipStream_t) { return sync_all("hipStreamSynchronize"); }
+hipError_t hipStreamSynchronize(hipStream_t s) {
+  const hipError_t r = sync_all("hipStreamSynchronize");
+  order::host_waits_stream(key_of(s));
+  return r;
+}
 hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned) {
   if (!e) return fail(hipErrorInvalidResourceHandle, "hipStreamWaitEvent: null event");
+  order::wait_event(key_of(s), e);
   stream_of(s).wait(e->e);
   return hipSuccess;
 }
 hipError_t hipEventCreate(hipEvent_t* e) { ensure_setup(); *e = new __hipsim_event; return hipSuccess; }
 hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned) { return hipEventCreate(e); }
-hipError_t hipEventDestroy(hipEvent_t e) { delete e; return hipSuccess; }
+hipError_t hipEventDestroy(hipEvent_t e) {
+  order::forget_event(e);
+  delete e;
+  return hipSuccess;
+}
 hipError_t hipEventRecord(hipEvent_t e, hipStream_t s) {
   if (!e) return fail(hipErrorInvalidResourceHandle, "hipEventRecord: null event");
+  ensure_setup();
+  order::record_event(e, key_of(s));
+  const std::uint64_t n = ++e->times->issued;
+  sd::Executor::get().enqueue(sim_stream_of(s), sd::Op{sd::Op::host_fn, nullptr, nullptr, [t = e->times, n] {
+                                t->at = std::chrono::steady_clock::now();
+                                t->done = std::max(t->done, n);
+                              }, nullptr, 0});
   e->e.record(stream_of(s));
   return hipSuccess;
 }
-hipError_t hipEventSynchronize(hipEvent_t) { return sync_all("hipEventSynchronize"); }
-hipError_t hipEventElapsedTime(float* ms, hipEvent_t, hipEvent_t) { *ms = 0.0f; return hipSuccess; }
+hipError_t hipEventSynchronize(hipEvent_t e) {
+  const hipError_t r = sync_all("hipEventSynchronize");
+  order::host_waits_event(e);
+  return r;
+}
+// Host wall time on the sim between the two events' latest records completing (the sim's time, not a GPU's).
+hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop) {
+  if (!ms) return fail(hipErrorInvalidValue, "hipEventElapsedTime: null result pointer");
+  if (!start || !stop) return fail(hipErrorInvalidResourceHandle, "hipEventElapsedTime: null event");
+  if (!start->times->issued || !stop->times->issued)
+    return fail(hipErrorInvalidResourceHandle, "hipEventElapsedTime: an event was never recorded");
+  if (start->times->done < start->times->issued || stop->times->done < stop->times->issued)
+    return hipErrorNotReady;  // not a failure: synchronise first (HIP's rule)
+  *ms = std::chrono::duration<float, std::milli>(stop->times->at - start->times->at).count();
+  return hipSuccess;
+}
 
 }  // extern "C"

@@ -18,15 +18,35 @@ struct Allocation {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   bool live = false;
-  const char* kind = "";  // "hipMalloc", "kernel arguments"
+  const char* kind = "";  // "hipMalloc", "kernel arguments", "__device__ variable"
+  std::uint64_t serial = 0;  // hipMalloc allocations: 1, 2, ... in allocation order (0: the others)
+  bool tracked = false;      // the user's memory (hipMalloc, __device__ variables): the race check records it
+  std::string name;          // __device__ variables: the variable's name
+  std::string describe() const;  // "hipMalloc allocation #3", "__device__ variable 'ws'", "kernel arguments allocation"
+};
+// The pass's description of a file-scope variable a kernel accesses (= hipsim/pass/hipsim_pass.cpp's kDeviceVar site).
+struct DeviceVarSite {
+  const char* name;
+  std::uint64_t bytes;
+  const void* addr;
 };
 // Bytes after every allocation that belong to it but not to the user: an access there is reported, not a crash.
 inline constexpr std::size_t kRedzone = 256;
 
 void* allocate(std::size_t bytes, const char* kind);
+// A file-scope (`__device__`) variable, registered at the first access from a kernel (idempotent).
+void register_device_var(const DeviceVarSite& s);
 bool release(void* p);  // false: not a live allocation
 // The allocation whose [base, base + bytes + kRedzone) contains p (live or freed), or nullptr.
 const Allocation* find_allocation(std::uintptr_t p);
+
+// A finding of hipsim's own checks (cross-launch races, the watchdog), printed and written with the sim's report.
+struct Finding {
+  std::string kind, kernel;
+  std::uint64_t launch = 0;
+  std::string line;  // the whole report line, starting with the kind
+};
+void add_finding(Finding f);
 
 void ensure_setup();       // options from DSV4_SIM_SEED / the cmake ARCH, exit hook (first runtime call)
 std::uint64_t seed();
@@ -40,5 +60,14 @@ bool flush_findings(const char* where);
 // releases it when the last thread not waiting returns.
 void report_exited_waves(dsv4::port::sim::detail::BlockExec& b, const std::source_location& loc, int leaving = -1);
 void on_thread_exit(dsv4::port::sim::detail::BlockExec& b);
+
+// The watchdog (DSV4_SIM_TIMEOUT, watchdog.cpp): a launch in which no thread returns for that long is stopped and
+// reported with where every wave of its blocks in flight is. watchdog_tick runs in kernel threads at every checked
+// access, barrier, fence and wave op (`loc`: the access's "file:line" or null); watchdog_arm when the host starts
+// running queued work; watchdog_progress when a thread returns.
+void watchdog_setup();
+void watchdog_arm();
+void watchdog_progress();
+void watchdog_tick(const char* loc);
 
 }  // namespace hipsim

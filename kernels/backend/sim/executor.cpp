@@ -235,6 +235,7 @@ BlockExec* Executor::start_block(LaunchExec* l) {
     t.ctx.awaiting_previous_grid = cfg.overlap_previous;
     t.state = ThreadState::ready;
     t.started = t.cancelled = false;
+    t.last_access = nullptr;
     t.fiber = ctx::fiber(std::allocator_arg, PooledStack{stacks_.get(), &t.san}, [this, &t, b, body](ctx::fiber&& s) {
       t.san.fiber_arrives();
       t.started = true;

@@ -167,6 +167,7 @@ struct SimThread {
   const void* coll_user = nullptr;
   const void* coll_in = nullptr;
   void* coll_out = nullptr;
+  const char* last_access = nullptr;  // hipsim: "file:line" of the thread's last checked access (watchdog report)
 };
 
 // A transaction barrier of kernels/nvidia/port/tma.hpp (mbarrier), keyed by its byte offset in the block's LDS window.
@@ -262,6 +263,7 @@ class Executor {
   bool idle() const;
   void synchronize_all(bool keep_errors = false);
   void throw_pending_errors();
+  const std::vector<BlockExec*>& blocks_in_flight() const { return in_flight_; }
 
   // threads
   void yield_current(ThreadState st);  // current thread suspends with state st
