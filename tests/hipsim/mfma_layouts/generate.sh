@@ -1,0 +1,52 @@
+#!/bin/sh
+# Regenerates the CDNA3 MFMA layout tables in this folder from AMD's Matrix Instruction Calculator
+# (github ROCm/amd_matrix_instruction_calculator, matrix_calculator.py; Debian: /usr/bin/python3 + python3-tabulate).
+# Each file is the calculator's own --matrix-layout --csv output, unchanged: per lane, which A[i][k] / B[k][j] /
+# D[i][j] (".Bn": block n) every register (or 16/8-bit slice of one) holds. Facts, not code: the tests read them.
+# The gfx950-only tables (cdna4/) are not produced by the calculator (it stops at CDNA3): they are written by hand
+# (see their header lines).
+# Usage: generate.sh /path/to/matrix_calculator.py
+set -eu
+calc=${1:?usage: generate.sh /path/to/matrix_calculator.py}
+here=$(cd "$(dirname "$0")" && pwd)
+mkdir -p "$here/cdna3"
+run() {  # run <instruction> <matrix A|B|D> [modifier flags...]
+  insn=$1; m=$2; shift 2
+  suffix=$(printf '%s' "$*" | tr -d ' -')
+  out="$here/cdna3/$insn.$m${suffix:+.$suffix}.csv"
+  /usr/bin/python3 "$calc" --architecture cdna3 --instruction "$insn" --matrix-layout "-$m" --csv "$@" > "$out"
+}
+for insn in v_mfma_f32_16x16x16_f16 v_mfma_f32_16x16x16_bf16 v_mfma_f32_32x32x8_f16 v_mfma_f32_32x32x8_bf16 \
+            v_mfma_f32_4x4x4_16b_f16 v_mfma_f32_4x4x4_16b_bf16 \
+            v_mfma_f32_16x16x32_fp8_fp8 v_mfma_f32_16x16x32_fp8_bf8 v_mfma_f32_16x16x32_bf8_fp8 \
+            v_mfma_f32_16x16x32_bf8_bf8 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_fp8_bf8 \
+            v_mfma_f32_32x32x16_bf8_fp8 v_mfma_f32_32x32x16_bf8_bf8; do
+  for m in A B D; do run "$insn" "$m"; done
+done
+# The multi-block broadcast modifiers (CDNA3 ISA guide, "Dependent arithmetic: MFMA" CBSZ/ABID/BLGP): A of block
+# ABID of each 2^CBSZ group goes to the whole group; BLGP picks which lanes' B every lane uses.
+for mod in "--cbsz 1 --abid 1" "--cbsz 2 --abid 3" "--cbsz 4 --abid 9"; do
+  run v_mfma_f32_4x4x4_16b_bf16 A $mod
+done
+for g in 1 2 3 4 5 6 7; do run v_mfma_f32_4x4x4_16b_bf16 B --blgp $g; done
+
+# gfx950 (CDNA4) only: V_MFMA_F32_16X16X32_F16 / _BF16. Rule (AMD CDNA4 ISA guide, "Matrix Arithmetic
+# Instructions", dense 16x16xK MFMA operand layout, as for the CDNA3 16x16x32 fp8 tables above with 16-bit
+# elements): lane l holds row i = l % 16 of A (column j = l % 16 of B) at k = 8 * (l / 16) + e, e = 0..7 in
+# v0.[15:0], v0.[31:16], ..., v3.[31:16]; D is laid out as for every 16x16 MFMA (the CDNA3 16x16x16 D table).
+mkdir -p "$here/cdna4"
+for t in f16 bf16; do
+  insn=v_mfma_f32_16x16x32_$t
+  hdr="Source: AMD CDNA4 ISA guide (not in the calculator); rule in generate.sh"
+  for m in A B; do
+    { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"; echo "$hdr"
+      awk -v m=$m 'BEGIN {
+        printf "lane"; for (r = 0; r < 4; ++r) printf ",v%d.[15:0],v%d.[31:16]", r, r; printf "\n"
+        for (l = 0; l < 64; ++l) { printf "%d", l
+          for (e = 0; e < 8; ++e) { k = 8 * int(l / 16) + e
+            if (m == "A") printf ",A[%d][%d]", l % 16, k; else printf ",B[%d][%d]", k, l % 16 }
+          printf "\n" } }'; } > "$here/cdna4/$insn.$m.csv"
+  done
+  { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"; echo "$hdr"
+    sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_16x16x16_$t.D.csv"; } > "$here/cdna4/$insn.D.csv"
+done
