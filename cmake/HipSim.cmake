@@ -23,7 +23,7 @@ function(dsv4check_add_sim_executable name)
     message(FATAL_ERROR "dsv4check_add_sim_executable(${name}): no SOURCES")
   endif()
   get_filename_component(hipsim_dir ${DSV4_HIPSIM_DIR} ABSOLUTE)
-  set(flags -x c++ -std=c++20 -O1 -g -fno-threadsafe-statics -Wno-unknown-pragmas -Wno-unused-command-line-argument
+  set(flags -x c++ -std=c++20 -O1 -g -fno-threadsafe-statics -Wno-unknown-pragmas -Wno-unused-command-line-argument -Wno-psabi
       -fpass-plugin=$<TARGET_FILE:hipsim_pass> -I${hipsim_dir}/include -I${PROJECT_SOURCE_DIR}
       -D__${A_ARCH}__ -D__HIP_PLATFORM_AMD__=1 "-DDSV4_HIPSIM_ARCH=\"${A_ARCH}\"")
   foreach(d ${A_DEFINES})

@@ -130,3 +130,4 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 #include "hipsim/unsupported.h"  // user code only: the runtime does not include it
 #include "hipsim/launch.h"
 #include "hipsim/amdgcn_lane.h"
+#include "hipsim/amdgcn_mfma.h"
