@@ -1,8 +1,8 @@
 // The whole-wave body of the MFMA builtins (hipsim/amdgcn_mfma.h): D = A*B + C for one wave of 64 lanes, run once
 // per wave by __hipsim_wave_collective. Operands are decoded bit-exactly by reference/formats.
 // Layout (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions", dense MFMA register layout; CDNA4 guide for the
-// gfx950 16x16x32 f16/bf16), for an MxNxK instruction with `blocks` blocks, P = K*M*blocks/64 values per lane and
-// L = 64/blocks lanes per block:
+// gfx950 16x16x32 / 32x32x16 f16/bf16), for an MxNxK instruction with `blocks` blocks, P = K*M*blocks/64 values
+// per lane and L = 64/blocks lanes per block:
 //   A[i][k] of block b: lane i + M*(k/P) + L*b, value k%P   (value e in bits [w*e+w-1 : w*e] of the registers)
 //   B[k][j] of block b: lane j + N*(k/P) + L*b, value k%P
 //   C/D[i][j] of block b: with G = 64/(N*blocks) lane groups, lane j + N*((i/4)%G) + L*b, register 4*(i/(4G)) + i%4.

@@ -64,6 +64,8 @@ __device__ void call(const unsigned char* pa, const unsigned char* pb, const flo
 #if defined(__gfx950__)
   MFMA_OP(14, f32_16x16x32_f16, half8_t, floatx4)
   MFMA_OP(15, f32_16x16x32_bf16, bf16x8_t, floatx4)
+  MFMA_OP(16, f32_32x32x16_f16, half8_t, floatx16)
+  MFMA_OP(17, f32_32x32x16_bf16, bf16x8_t, floatx16)
 #endif
 }
 
@@ -246,9 +248,12 @@ int main(int argc, char** argv) {
   cases.push_back(b_mod(7, launch<3, 0, 0, 7>));
 #if defined(__gfx950__)
   for (auto [builtin, insn, f, op] : {std::tuple{"f32_16x16x32_f16", "v_mfma_f32_16x16x32_f16", h, Launch(launch<14>)},
-                                      std::tuple{"f32_16x16x32_bf16", "v_mfma_f32_16x16x32_bf16", y, Launch(launch<15>)}}) {
+                                      std::tuple{"f32_16x16x32_bf16", "v_mfma_f32_16x16x32_bf16", y, Launch(launch<15>)},
+                                      std::tuple{"f32_32x32x16_f16", "v_mfma_f32_32x32x16_f16", h, Launch(launch<16>)},
+                                      std::tuple{"f32_32x32x16_bf16", "v_mfma_f32_32x32x16_bf16", y, Launch(launch<17>)}}) {
     const std::string base = std::string("cdna4/") + insn;
-    cases.push_back(Case{builtin, base + ".A.csv", base + ".B.csv", base + ".D.csv", f, f, 32, op});
+    const int k = std::string(insn).find("32x32") != std::string::npos ? 16 : 32;
+    cases.push_back(Case{builtin, base + ".A.csv", base + ".B.csv", base + ".D.csv", f, f, k, op});
   }
 #endif
   int bad = 0;

@@ -6,7 +6,7 @@
 // - fp8/bf8 operands are FNUZ (e4m3fnuz/e5m2fnuz) on gfx942 and OCP (e4m3fn/e5m2) on gfx950.
 // - CBSZ/ABID (A broadcast) and BLGP (B lane groups) exist for the multi-block 4x4x4 forms: CBSZ 0-4, ABID below
 //   2^CBSZ, BLGP 0-7. A single-block instruction takes 0 for all three; anything else is a compile error here.
-// - 16x16x32 f16/bf16 are gfx950 only: on gfx942 a call is a compile error naming the builtin, as in clang.
+// - 16x16x32 and 32x32x16 f16/bf16 are gfx950 only: on gfx942 a call is a compile error naming the builtin, as in clang.
 #pragma once
 #include <cstddef>
 #include <cstring>
@@ -87,14 +87,19 @@ HIPSIM_MFMA(f32_32x32x16_bf8_bf8, mfma_f16, mfma_l, 32, 32, 16, 1, HIPSIM_MFMA_B
 #if defined(__gfx950__)
 HIPSIM_MFMA(f32_16x16x32_f16, mfma_f4, mfma_h8, 16, 16, 32, 1, __hipsim_mfma_f16, __hipsim_mfma_f16)
 HIPSIM_MFMA(f32_16x16x32_bf16, mfma_f4, mfma_y8, 16, 16, 32, 1, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
+HIPSIM_MFMA(f32_32x32x16_f16, mfma_f16, mfma_h8, 32, 32, 16, 1, __hipsim_mfma_f16, __hipsim_mfma_f16)
+HIPSIM_MFMA(f32_32x32x16_bf16, mfma_f16, mfma_y8, 32, 32, 16, 1, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
 #else
 // clang: "'__builtin_amdgcn_mfma_f32_16x16x32_f16' needs target feature gfx950-insts".
-hipsim_detail::mfma_f4 __builtin_amdgcn_mfma_f32_16x16x32_f16(hipsim_detail::mfma_h8, hipsim_detail::mfma_h8,
-                                                              hipsim_detail::mfma_f4, int, int, int) =
-    delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for gfx942)");
-hipsim_detail::mfma_f4 __builtin_amdgcn_mfma_f32_16x16x32_bf16(hipsim_detail::mfma_y8, hipsim_detail::mfma_y8,
-                                                               hipsim_detail::mfma_f4, int, int, int) =
-    delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for gfx942)");
+#define HIPSIM_MFMA_GFX950_ONLY(name, VD, VA)                                                                 \
+  hipsim_detail::VD __builtin_amdgcn_mfma_##name(hipsim_detail::VA, hipsim_detail::VA, hipsim_detail::VD, int, int, \
+                                                 int) =                                                       \
+      delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for gfx942)");
+HIPSIM_MFMA_GFX950_ONLY(f32_16x16x32_f16, mfma_f4, mfma_h8)
+HIPSIM_MFMA_GFX950_ONLY(f32_16x16x32_bf16, mfma_f4, mfma_y8)
+HIPSIM_MFMA_GFX950_ONLY(f32_32x32x16_f16, mfma_f16, mfma_h8)
+HIPSIM_MFMA_GFX950_ONLY(f32_32x32x16_bf16, mfma_f16, mfma_y8)
+#undef HIPSIM_MFMA_GFX950_ONLY
 #endif
 
 #undef HIPSIM_MFMA

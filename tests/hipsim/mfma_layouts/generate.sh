@@ -30,23 +30,27 @@ for mod in "--cbsz 1 --abid 1" "--cbsz 2 --abid 3" "--cbsz 4 --abid 9"; do
 done
 for g in 1 2 3 4 5 6 7; do run v_mfma_f32_4x4x4_16b_bf16 B --blgp $g; done
 
-# gfx950 (CDNA4) only: V_MFMA_F32_16X16X32_F16 / _BF16. Rule (AMD CDNA4 ISA guide, "Matrix Arithmetic
-# Instructions", dense 16x16xK MFMA operand layout, as for the CDNA3 16x16x32 fp8 tables above with 16-bit
-# elements): lane l holds row i = l % 16 of A (column j = l % 16 of B) at k = 8 * (l / 16) + e, e = 0..7 in
-# v0.[15:0], v0.[31:16], ..., v3.[31:16]; D is laid out as for every 16x16 MFMA (the CDNA3 16x16x16 D table).
+# gfx950 (CDNA4) only: V_MFMA_F32_16X16X32_F16/_BF16 and V_MFMA_F32_32X32X16_F16/_BF16. Rule (AMD CDNA4 ISA
+# guide, "Matrix Arithmetic Instructions", dense MFMA operand layout, as for the CDNA3 16x16x32 / 32x32x16 fp8
+# tables above with 16-bit elements): lane l holds row i = l % T of A (column j = l % T of B), T = 16 or 32, at
+# k = 8 * (l / T) + e, e = 0..7 in v0.[15:0], v0.[31:16], ..., v3.[31:16]; D is laid out as for every TxT MFMA
+# (the CDNA3 16x16x16 / 32x32x8 D tables).
 mkdir -p "$here/cdna4"
-for t in f16 bf16; do
-  insn=v_mfma_f32_16x16x32_$t
-  hdr="Source: AMD CDNA4 ISA guide (not in the calculator); rule in generate.sh"
-  for m in A B; do
+for shape in 16:16x16x32:16x16x16 32:32x32x16:32x32x8; do
+  T=${shape%%:*}; rest=${shape#*:}; s4=${rest%%:*}; s3=${rest#*:}
+  for t in f16 bf16; do
+    insn=v_mfma_f32_${s4}_$t
+    hdr="Source: AMD CDNA4 ISA guide (not in the calculator); rule in generate.sh"
+    for m in A B; do
+      { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"; echo "$hdr"
+        awk -v m=$m -v T=$T 'BEGIN {
+          printf "lane"; for (r = 0; r < 4; ++r) printf ",v%d.[15:0],v%d.[31:16]", r, r; printf "\n"
+          for (l = 0; l < 64; ++l) { printf "%d", l
+            for (e = 0; e < 8; ++e) { k = 8 * int(l / T) + e
+              if (m == "A") printf ",A[%d][%d]", l % T, k; else printf ",B[%d][%d]", k, l % T }
+            printf "\n" } }'; } > "$here/cdna4/$insn.$m.csv"
+    done
     { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"; echo "$hdr"
-      awk -v m=$m 'BEGIN {
-        printf "lane"; for (r = 0; r < 4; ++r) printf ",v%d.[15:0],v%d.[31:16]", r, r; printf "\n"
-        for (l = 0; l < 64; ++l) { printf "%d", l
-          for (e = 0; e < 8; ++e) { k = 8 * int(l / 16) + e
-            if (m == "A") printf ",A[%d][%d]", l % 16, k; else printf ",B[%d][%d]", k, l % 16 }
-          printf "\n" } }'; } > "$here/cdna4/$insn.$m.csv"
+      sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_${s3}_$t.D.csv"; } > "$here/cdna4/$insn.D.csv"
   done
-  { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"; echo "$hdr"
-    sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_16x16x16_$t.D.csv"; } > "$here/cdna4/$insn.D.csv"
 done
