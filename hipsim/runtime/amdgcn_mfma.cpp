@@ -67,7 +67,7 @@ extern "C" void __hipsim_mfma(const void*, int lanes, const void* const* in, voi
   if (!mods_ok)
     throw std::runtime_error(name + ": cbsz " + std::to_string(cbsz) + ", abid " + std::to_string(abid) + ", blgp " +
                              std::to_string(blgp) + " is not a valid modifier set for this instruction");
-  float a[kWave][16], b[kWave][16];
+  static thread_local float a[kWave][16], b[kWave][16];  // decoded operands, off the 64 KB fiber stack
   for (int l = 0; l < kWave; ++l) {
     const auto& o = *static_cast<const __hipsim_mfma_in*>(in[l]);
     for (int e = 0; e < P; ++e) {

@@ -8,9 +8,10 @@
 // |D - ref| <= gamma_K * sum_k |a_ik * b_kj| with gamma_K = K*u / (1 - K*u), u = 2^-24 (Higham, recursive summation
 // of K terms in any order). A consistent permutation of k in both A and B would not change the product, which is
 // why the layout test exists; BUG_A_K_ORDER (A's k order reversed within each lane) must be reported here.
-// Usage: mfma_gemm <seed> <shapes>
+// Usage: mfma_gemm <seed> <shapes> [M N K]   (M N K: that one shape, `shapes` times)
 #include <hip/hip_runtime.h>
 
+#include <chrono>
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
@@ -133,9 +134,13 @@ int run_shape(fmt::Format f, int M, int N, int K, std::mt19937_64& rng, double& 
   hipMemcpy(da, a.data(), a.size() * sizeof(Code), hipMemcpyHostToDevice);
   hipMemcpy(db, b.data(), b.size() * sizeof(Code), hipMemcpyHostToDevice);
   const dim3 grid((N + I::T - 1) / I::T, (M + I::T - 1) / I::T);
+  const auto t0 = std::chrono::steady_clock::now();
   gemm<Inst><<<grid, 64>>>(da, db, dd, M, N, K);
   std::vector<float> d(std::size_t(M) * N);
   const bool launched = hipDeviceSynchronize() == hipSuccess;
+  const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const long mfmas = long(grid.x) * grid.y * ((K + I::KI - 1) / I::KI);
+  std::printf("  %s: %ld MFMA in %.3f s on the sim\n", I::name, mfmas, secs);
   hipMemcpy(d.data(), dd, d.size() * sizeof(float), hipMemcpyDeviceToHost);
   hipFree(da), hipFree(db), hipFree(dd);
   if (!launched) {
@@ -167,7 +172,9 @@ int run_shape(fmt::Format f, int M, int N, int K, std::mt19937_64& rng, double& 
 int main(int argc, char** argv) {
   const unsigned long long seed = argc > 1 ? std::strtoull(argv[1], nullptr, 10) : 1;
   const int shapes = argc > 2 ? std::atoi(argv[2]) : 6;
-  std::printf("mfma_gemm seed %llu shapes %d (rerun: %s %llu %d)\n", seed, shapes, argv[0], seed, shapes);
+  std::printf("mfma_gemm seed %llu shapes %d (rerun: %s %llu %d%s%s%s%s%s%s)\n", seed, shapes, argv[0], seed, shapes,
+              argc > 5 ? " " : "", argc > 5 ? argv[3] : "", argc > 5 ? " " : "", argc > 5 ? argv[4] : "",
+              argc > 5 ? " " : "", argc > 5 ? argv[5] : "");
   std::mt19937_64 rng(seed);
 #if defined(__gfx950__)
   const fmt::Format fp8 = fmt::Format::e4m3fn;
@@ -177,7 +184,8 @@ int main(int argc, char** argv) {
   int bad = 0;
   double worst = 0;
   for (int s = 0; s < shapes; ++s) {
-    const int M = 1 + int(rng() % 70), N = 1 + int(rng() % 70), K = 1 + int(rng() % 300);
+    int M = 1 + int(rng() % 70), N = 1 + int(rng() % 70), K = 1 + int(rng() % 300);
+    if (argc > 5) M = std::atoi(argv[3]), N = std::atoi(argv[4]), K = std::atoi(argv[5]);
     std::printf("shape %d: M %d N %d K %d\n", s, M, N, K);
     bad += run_shape<0>(fmt::Format::bf16, M, N, K, rng, worst);
     bad += run_shape<1>(fmt::Format::fp16, M, N, K, rng, worst);
