@@ -6,6 +6,7 @@
 // - fp8/bf8 operands are FNUZ (e4m3fnuz/e5m2fnuz) on gfx942 and OCP (e4m3fn/e5m2) on gfx950.
 // - CBSZ/ABID (A broadcast) and BLGP (B lane groups) exist for the multi-block 4x4x4 forms: CBSZ 0-4, ABID below
 //   2^CBSZ, BLGP 0-7. A single-block instruction takes 0 for all three; anything else is a compile error here.
+//   (clang also refuses a non-constant value; here one compiles and a bad one fails the launch at run time.)
 // - 16x16x32 and 32x32x16 f16/bf16 are gfx950 only: on gfx942 a call is a compile error naming the builtin, as in clang.
 #pragma once
 #include <cstddef>
