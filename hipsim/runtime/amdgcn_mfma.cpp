@@ -8,6 +8,8 @@
 //   C/D[i][j] of block b: with G = 64/(N*blocks) lane groups, lane j + N*((i/4)%G) + L*b, register 4*(i/(4G)) + i%4.
 // Modifiers (multi-block forms): CBSZ/ABID - block b takes A from block (b with its low CBSZ bits replaced by ABID);
 // BLGP - lane l takes B from lane 1: l%32, 2: 32+l%32, 3: (l+16)%64, 4-7: 16*(BLGP-4) + l%16.
+// Scaled form (V_MFMA_SCALE, CDNA4 guide): every A value is first multiplied by 2^(SA-127), SA the e8m0 byte opsel_a
+// of the scale VGPR of the lane that holds it (one per row and 32 k), B likewise; exact unless it leaves fp32's range.
 // Arithmetic: every product is exact; D[i][j] = C[i][j], then for k = 0..K-1 in ascending order
 // D = fmaf(A[i][k], B[k][j], D): one fp32 rounding per step (IEEE, denormals kept). The hardware's order and internal
 // width are not documented; op error models allow any order.
@@ -24,12 +26,21 @@
 namespace {
 namespace fmt = dsv4::formats;
 
-int width_bytes(int format) { return format == __hipsim_mfma_f16 || format == __hipsim_mfma_bf16 ? 2 : 1; }
+int width_bits(int format) {
+  switch (format) {
+    case __hipsim_mfma_f16:
+    case __hipsim_mfma_bf16: return 16;
+    case __hipsim_mfma_fp4: return 4;
+    default: return 8;
+  }
+}
 
+// Value e of a lane's operand registers: bits [w*e+w-1 : w*e] (little-endian bytes, low nibble first for fp4).
 float decode(int format, const unsigned char* regs, int e) {
+  const int w = width_bits(format);
   std::uint32_t code = 0;
-  const int w = width_bytes(format);
-  std::memcpy(&code, regs + e * w, std::size_t(w));
+  std::memcpy(&code, regs + e * w / 8, std::size_t(w < 8 ? 1 : w / 8));
+  if (w == 4) code = (code >> (4 * (e % 2))) & 0xFu;
   switch (format) {
     case __hipsim_mfma_f16: return fmt::decode_f32(fmt::Format::fp16, code);
     case __hipsim_mfma_bf16: return fmt::decode_f32(fmt::Format::bf16, code);
@@ -37,9 +48,13 @@ float decode(int format, const unsigned char* regs, int e) {
     case __hipsim_mfma_bf8_ocp: return fmt::decode_f32(fmt::Format::e5m2, code);
     case __hipsim_mfma_fp8_fnuz: return fmt::decode_f32(fmt::Format::e4m3fnuz, code);
     case __hipsim_mfma_bf8_fnuz: return fmt::decode_f32(fmt::Format::e5m2fnuz, code);
+    case __hipsim_mfma_fp4: return fmt::decode_f32(fmt::Format::e2m1fn, code);
     default: throw std::logic_error("hipsim: unknown MFMA operand format");
   }
 }
+
+// The e8m0 scale byte `opsel` of a scale VGPR, as a factor (2^(byte-127); 0xFF is NaN).
+double scale_of(unsigned vgpr, int opsel) { return fmt::decode(fmt::Format::e8m0fnu, (vgpr >> (8 * opsel)) & 0xFFu); }
 
 int blgp_source(int blgp, int lane) {
   switch (blgp) {
@@ -67,12 +82,13 @@ extern "C" void __hipsim_mfma(const void*, int lanes, const void* const* in, voi
   if (!mods_ok)
     throw std::runtime_error(name + ": cbsz " + std::to_string(cbsz) + ", abid " + std::to_string(abid) + ", blgp " +
                              std::to_string(blgp) + " is not a valid modifier set for this instruction");
-  static thread_local float a[kWave][16], b[kWave][16];  // decoded operands, off the 64 KB fiber stack
+  static thread_local float a[kWave][32], b[kWave][32];  // decoded (and scaled) operands, off the fiber stack
   for (int l = 0; l < kWave; ++l) {
     const auto& o = *static_cast<const __hipsim_mfma_in*>(in[l]);
+    const double sa = i0.scaled ? scale_of(o.scale_a, i0.opsel_a) : 1, sb = i0.scaled ? scale_of(o.scale_b, i0.opsel_b) : 1;
     for (int e = 0; e < P; ++e) {
-      a[l][e] = decode(i0.a_format, o.a, e);
-      b[l][e] = decode(i0.b_format, o.b, e);
+      a[l][e] = float(decode(i0.a_format, o.a, e) * sa);
+      b[l][e] = float(decode(i0.b_format, o.b, e) * sb);
     }
   }
   for (int blk = 0; blk < blocks; ++blk) {

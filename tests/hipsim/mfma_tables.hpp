@@ -15,11 +15,11 @@ struct MfmaEntry {
   int row, col, block;
 };
 struct MfmaSlot {
-  int lane, element;  // element: index of the value in the lane's operand (element_bytes wide)
+  int lane, element;  // element: index of the value in the lane's operand (element_bits wide)
   std::vector<MfmaEntry> entries;
 };
 
-inline std::vector<MfmaSlot> read_mfma_table(const std::string& path, int element_bytes) {
+inline std::vector<MfmaSlot> read_mfma_table(const std::string& path, int element_bits) {
   std::ifstream f(path);
   if (!f) throw std::runtime_error("cannot open layout table " + path);
   std::string line;
@@ -34,7 +34,7 @@ inline std::vector<MfmaSlot> read_mfma_table(const std::string& path, int elemen
         int reg = 0, hi = 31, lo = 0;
         if (std::sscanf(cell.c_str(), "v%d.[%d:%d]", &reg, &hi, &lo) < 1)
           throw std::runtime_error("bad header cell '" + cell + "' in " + path);
-        element_of_column.push_back((reg * 4 + lo / 8) / element_bytes);
+        element_of_column.push_back((reg * 32 + lo) / element_bits);
       }
       continue;
     }

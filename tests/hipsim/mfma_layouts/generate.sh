@@ -54,3 +54,26 @@ for shape in 16:16x16x32:16x16x16 32:32x32x16:32x32x8; do
       sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_${s3}_$t.D.csv"; } > "$here/cdna4/$insn.D.csv"
   done
 done
+
+# gfx950 (CDNA4) only: V_MFMA_SCALE_F32_16X16X128_F8F6F4 with fp8/bf8 (8-bit, v0-v7) or fp4 (4-bit, v0-v3) operands.
+# Rule (CDNA4 ISA guide, as above with 32 values per lane): lane l holds row i = l % 16 of A (column j of B) at
+# k = 32 * (l / 16) + e, e = 0..31, value e in bits [w*e+w-1 : w*e]; D as for every 16x16 MFMA. The e8m0 scale of
+# those 32 values is a byte (op_sel) of the same lane's scale VGPR.
+insn=v_mfma_scale_f32_16x16x128_f8f6f4
+for w in 8 4; do
+  name=$([ $w = 8 ] && echo fp8 || echo fp4)
+  for m in A B; do
+    { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
+      echo "Source: AMD CDNA4 ISA guide (not in the calculator); rule in generate.sh; $name operands"
+      awk -v m=$m -v w=$w 'BEGIN {
+        printf "lane"; for (e = 0; e < 32; ++e) { b = w * e; printf ",v%d.[%d:%d]", int(b / 32), b % 32 + w - 1, b % 32 }
+        printf "\n"
+        for (l = 0; l < 64; ++l) { printf "%d", l
+          for (e = 0; e < 32; ++e) { k = 32 * int(l / 16) + e
+            if (m == "A") printf ",A[%d][%d]", l % 16, k; else printf ",B[%d][%d]", k, l % 16 }
+          printf "\n" } }'; } > "$here/cdna4/$insn.$m.$name.csv"
+  done
+done
+{ echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
+  echo "Source: AMD CDNA4 ISA guide (not in the calculator); rule in generate.sh"
+  sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_16x16x16_f16.D.csv"; } > "$here/cdna4/$insn.D.csv"
