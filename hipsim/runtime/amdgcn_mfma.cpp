@@ -1,14 +1,14 @@
 // The whole-wave body of the MFMA builtins (hipsim/amdgcn_mfma.h): D = A*B + C for one wave of 64 lanes, run once
 // per wave by __hipsim_wave_collective. Operands are decoded bit-exactly by reference/formats.
-// Layout (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions", dense MFMA register layout; CDNA4 guide for the
-// gfx950 16x16x32 / 32x32x16 f16/bf16), for an MxNxK instruction with `blocks` blocks, P = K*M*blocks/64 values
-// per lane and L = 64/blocks lanes per block:
+// Layout (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions", dense MFMA register layout; the gfx950-only forms
+// are taken to follow it, unconfirmed against the CDNA4 guide), for an MxNxK instruction with `blocks` blocks,
+// P = K*M*blocks/64 values per lane and L = 64/blocks lanes per block:
 //   A[i][k] of block b: lane i + M*(k/P) + L*b, value k%P   (value e in bits [w*e+w-1 : w*e] of the registers)
 //   B[k][j] of block b: lane j + N*(k/P) + L*b, value k%P
 //   C/D[i][j] of block b: with G = 64/(N*blocks) lane groups, lane j + N*((i/4)%G) + L*b, register 4*(i/(4G)) + i%4.
 // Modifiers (multi-block forms): CBSZ/ABID - block b takes A from block (b with its low CBSZ bits replaced by ABID);
 // BLGP - lane l takes B from lane 1: l%32, 2: 32+l%32, 3: (l+16)%64, 4-7: 16*(BLGP-4) + l%16.
-// Scaled form (V_MFMA_SCALE, CDNA4 guide): every A value is first multiplied by 2^(SA-127), SA the e8m0 byte opsel_a
+// Scaled form (V_MFMA_SCALE, gfx950): every A value is first multiplied by 2^(SA-127), SA the e8m0 byte opsel_a
 // of the scale VGPR of the lane that holds it (one per row and 32 k), B likewise; exact unless it leaves fp32's range.
 // Arithmetic: every product is exact; D[i][j] = C[i][j], then for k = 0..K-1 in ascending order
 // D = fmaf(A[i][k], B[k][j], D): one fp32 rounding per step (IEEE, denormals kept). The hardware's order and internal
@@ -77,15 +77,17 @@ extern "C" void __hipsim_mfma(const void*, int lanes, const void* const* in, voi
   const int M = i0.m, N = i0.n, K = i0.k, blocks = i0.blocks;
   const int P = K * M * blocks / kWave, L = kWave / blocks, G = kWave / (N * blocks);
   const int cbsz = i0.cbsz, abid = i0.abid, blgp = i0.blgp;
-  const bool mods_ok = blocks == 1 ? (cbsz == 0 && abid == 0 && blgp == 0)
-                                   : (cbsz >= 0 && cbsz <= 4 && abid >= 0 && abid < (1 << cbsz) && blgp >= 0 && blgp <= 7);
+  const bool mods_ok =
+      blocks == 1 ? (cbsz == 0 && abid == 0 && blgp == 0)
+                  : (cbsz >= 0 && cbsz <= 4 && abid >= 0 && abid < (1 << cbsz) && blgp >= 0 && blgp <= 7);
   if (!mods_ok)
     throw std::runtime_error(name + ": cbsz " + std::to_string(cbsz) + ", abid " + std::to_string(abid) + ", blgp " +
                              std::to_string(blgp) + " is not a valid modifier set for this instruction");
   static thread_local float a[kWave][32], b[kWave][32];  // decoded (and scaled) operands, off the fiber stack
   for (int l = 0; l < kWave; ++l) {
     const auto& o = *static_cast<const __hipsim_mfma_in*>(in[l]);
-    const double sa = i0.scaled ? scale_of(o.scale_a, i0.opsel_a) : 1, sb = i0.scaled ? scale_of(o.scale_b, i0.opsel_b) : 1;
+    const double sa = i0.scaled ? scale_of(o.scale_a, i0.opsel_a) : 1;
+    const double sb = i0.scaled ? scale_of(o.scale_b, i0.opsel_b) : 1;
     for (int e = 0; e < P; ++e) {
       a[l][e] = float(decode(i0.a_format, o.a, e) * sa);
       b[l][e] = float(decode(i0.b_format, o.b, e) * sb);

@@ -1,14 +1,15 @@
 // Every MFMA builtin of hipsim/amdgcn_mfma.h against the layout tables of tests/hipsim/mfma_layouts (AMD's Matrix
-// Instruction Calculator for CDNA3; the CDNA4 rule for the gfx950-only ones): for every lane and register slot of
-// A, B and D. Rules: inputs are placed and D is read only through the tables, never through the emulation's
-// formulas. One run per k0 and checked matrix X (A or B): X holds a distinct nonzero code in every slot (+code where
-// the slot's k is k0, -code elsewhere), the other operand is 1 at k0 and 0 elsewhere, C holds a distinct code per
-// D slot, and slots the table leaves unused hold NaN. So D[i][j] must equal X's k0 entry plus C exactly (one
-// product, all values exact in fp32): a slot read from the wrong lane, register, k, row or block, or an unused slot
-// read at all, changes D. The broadcast modifiers (CBSZ/ABID, BLGP) of the 4x4x4 form use the calculator's tables
-// for those settings. The scaled gfx950 MFMA runs with e8m0 scales of 1 on the one-hot operand and, on the coded one,
-// a power of two per lane (rule: the scale of a value is op_sel's byte of the scale VGPR of the lane holding it;
-// the other bytes are 0xFF, NaN, so a wrong byte shows) that keeps fp4's few values distinct across rows.
+// Instruction Calculator for CDNA3; the extended dense rule of generate.sh for the gfx950-only ones): for every lane
+// and register slot of A, B and D.
+// Rules: inputs are placed and D is read only through the tables, never through the emulation's formulas. One run
+// per k0 and checked matrix X (A or B): X holds a distinct nonzero code in every slot (+code where the slot's k is
+// k0, -code elsewhere), the other operand is 1 at k0 and 0 elsewhere, C holds a distinct code per D slot, and slots
+// the table leaves unused hold NaN. So D[i][j] must equal X's k0 entry plus C exactly (one product, all values exact
+// in fp32): a slot read from the wrong lane, register, k, row or block, or an unused slot read at all, changes D.
+// The broadcast modifiers (CBSZ/ABID, BLGP) of the 4x4x4 form use the calculator's tables for those settings. The
+// scaled gfx950 MFMA runs with e8m0 scales of 1 on the one-hot operand and, on the coded one, a power of two per lane
+// (rule: the scale of a value is op_sel's byte of the scale VGPR of the lane holding it; the other bytes are 0xFF,
+// NaN, so a wrong byte shows) that keeps fp4's few values distinct across rows.
 // Argument: the mfma_layouts folder.
 #include <hip/hip_runtime.h>
 
@@ -251,7 +252,9 @@ int main(int argc, char** argv) {
   const fmt::Format h = fmt::Format::fp16, y = fmt::Format::bf16;
   auto c3 = [](const std::string& insn, const char* m) { return "cdna3/" + insn + "." + m + ".csv"; };
   auto std_case = [&](const std::string& builtin, const std::string& insn, fmt::Format fa, fmt::Format fb, int k,
-                      Launch run) { return Case{builtin, c3(insn, "A"), c3(insn, "B"), c3(insn, "D"), fa, fb, k, run}; };
+                      Launch run) {
+    return Case{builtin, c3(insn, "A"), c3(insn, "B"), c3(insn, "D"), fa, fb, k, run};
+  };
   std::vector<Case> cases = {
       std_case("f32_4x4x4f16", "v_mfma_f32_4x4x4_16b_f16", h, h, 4, launch<0>),
       std_case("f32_16x16x16f16", "v_mfma_f32_16x16x16_f16", h, h, 16, launch<1>),
@@ -288,10 +291,11 @@ int main(int argc, char** argv) {
   cases.push_back(b_mod(6, launch<3, 0, 0, 6>));
   cases.push_back(b_mod(7, launch<3, 0, 0, 7>));
 #if defined(__gfx950__)
-  for (auto [builtin, insn, f, op] : {std::tuple{"f32_16x16x32_f16", "v_mfma_f32_16x16x32_f16", h, Launch(launch<14>)},
-                                      std::tuple{"f32_16x16x32_bf16", "v_mfma_f32_16x16x32_bf16", y, Launch(launch<15>)},
-                                      std::tuple{"f32_32x32x16_f16", "v_mfma_f32_32x32x16_f16", h, Launch(launch<16>)},
-                                      std::tuple{"f32_32x32x16_bf16", "v_mfma_f32_32x32x16_bf16", y, Launch(launch<17>)}}) {
+  using Row = std::tuple<const char*, const char*, fmt::Format, Launch>;
+  for (auto [builtin, insn, f, op] : {Row{"f32_16x16x32_f16", "v_mfma_f32_16x16x32_f16", h, launch<14>},
+                                      Row{"f32_16x16x32_bf16", "v_mfma_f32_16x16x32_bf16", y, launch<15>},
+                                      Row{"f32_32x32x16_f16", "v_mfma_f32_32x32x16_f16", h, launch<16>},
+                                      Row{"f32_32x32x16_bf16", "v_mfma_f32_32x32x16_bf16", y, launch<17>}}) {
     const std::string base = std::string("cdna4/") + insn;
     const int k = std::string(insn).find("32x32") != std::string::npos ? 16 : 32;
     cases.push_back(Case{builtin, base + ".A.csv", base + ".B.csv", base + ".D.csv", f, f, k, op});

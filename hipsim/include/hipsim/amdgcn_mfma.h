@@ -2,12 +2,14 @@
 // of _Float16 / short / __bf16 / float, int64 for 8 fp8 values, cbsz/abid/blgp constant integers). Each call is one
 // whole-wave instruction: every lane's A, B and C registers meet in __hipsim_wave_collective and the runtime's
 // __hipsim_mfma computes D = A*B + C by the ISA's lane layout (hipsim/runtime/amdgcn_mfma.cpp).
-// Rules (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions"; CDNA4 guide for gfx950):
+// Rules (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions"; the gfx950-only forms follow the same dense layout,
+// unconfirmed against the CDNA4 guide: tests/hipsim/mfma_layouts/generate.sh):
 // - fp8/bf8 operands are FNUZ (e4m3fnuz/e5m2fnuz) on gfx942 and OCP (e4m3fn/e5m2) on gfx950.
 // - CBSZ/ABID (A broadcast) and BLGP (B lane groups) exist for the multi-block 4x4x4 forms: CBSZ 0-4, ABID below
 //   2^CBSZ, BLGP 0-7. A single-block instruction takes 0 for all three; anything else is a compile error here.
 //   (clang also refuses a non-constant value; here one compiles and a bad one fails the launch at run time.)
-// - 16x16x32 and 32x32x16 f16/bf16 are gfx950 only: on gfx942 a call is a compile error naming the builtin, as in clang.
+// - 16x16x32 and 32x32x16 f16/bf16 and the scaled 16x16x128 are gfx950 only: on gfx942 a call is a compile error
+//   naming the builtin, as in clang.
 #pragma once
 #include <cstddef>
 #include <cstring>
@@ -103,7 +105,7 @@ HIPSIM_MFMA(f32_16x16x32_f16, mfma_f4, mfma_h8, 16, 16, 32, 1, __hipsim_mfma_f16
 HIPSIM_MFMA(f32_16x16x32_bf16, mfma_f4, mfma_y8, 16, 16, 32, 1, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
 HIPSIM_MFMA(f32_32x32x16_f16, mfma_f16, mfma_h8, 32, 32, 16, 1, __hipsim_mfma_f16, __hipsim_mfma_f16)
 HIPSIM_MFMA(f32_32x32x16_bf16, mfma_f16, mfma_y8, 32, 32, 16, 1, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
-// V_MFMA_SCALE_F32_16X16X128_F8F6F4 (CDNA4 ISA guide): D = sum_k (A[i][k] * 2^(SA-127)) * (B[k][j] * 2^(SB-127))
+// V_MFMA_SCALE_F32_16X16X128_F8F6F4 (gfx950): D = sum_k (A[i][k] * 2^(SA-127)) * (B[k][j] * 2^(SB-127))
 // + C, with SA the e8m0 byte opsel_a of scale_a in the lane that holds A[i][k] (one scale per row and 32 k), SB
 // likewise; the formats are the cbsz (A) and blgp (B) immediates.
 inline hipsim_detail::mfma_f4 __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(
