@@ -47,7 +47,7 @@ function(dsv4check_add_sim_executable name)
     message(FATAL_ERROR "dsv4check_add_sim_executable(${name}): no SOURCES")
   endif()
   set(target_incs "$<REMOVE_DUPLICATES:$<FILTER:$<TARGET_PROPERTY:${name},INCLUDE_DIRECTORIES>,EXCLUDE,${DSV4_HIPSIM_IMPLICIT_INCLUDE_REGEX}>>")
-  set(flags -x c++ -std=c++20 -O1 -g -fno-threadsafe-statics -Wno-unknown-pragmas -Wno-unused-command-line-argument
+  set(flags -x c++ -std=c++20 -O1 -g -fno-threadsafe-statics -Wno-unknown-pragmas -Wno-unused-command-line-argument -Wno-psabi
       -fpass-plugin=$<TARGET_FILE:dsv4check::hipsim_pass> -I${DSV4_HIPSIM_INCLUDE_DIR}
       "$<$<BOOL:${target_incs}>:-I$<JOIN:${target_incs},$<SEMICOLON>-I>>"
       -D__${A_ARCH}__ -D__HIP_PLATFORM_AMD__=1 "-DDSV4_HIPSIM_ARCH=\"${A_ARCH}\"")
