@@ -131,3 +131,4 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 #include "hipsim/launch.h"
 #include "hipsim/amdgcn_lane.h"
 #include "hipsim/amdgcn_dpp.h"
+#include "hipsim/amdgcn_mem.h"
