@@ -1,7 +1,7 @@
 # dsv4check_add_sim_executable(<name> SOURCES <.hip/.cu/.cpp files> [DEFINES ...] [INCLUDES ...] [LIBRARIES ...]
 #                              [ARCH gfx950|gfx942])
 # Builds unmodified HIP files into a host executable whose kernels run on the sim with every check (hipsim/). Each
-# source goes through hipsim/tools/chevrons.py (<<<>>> and extern __shared__, lines kept), then clang++-22 as host
+# source goes through hipsim/tools/chevrons.py (<<<>>>, extern __shared__ and inline asm, lines kept), then clang++-22 as host
 # C++20 with the sim's HIP headers first on the include path, -D__<arch>__ -D__HIP_PLATFORM_AMD__, and the hipsim pass
 # plugin; the objects link against dsv4_hipsim. ARCH (default gfx950) picks the arch profile the kernels run on.
 set(DSV4_HIPSIM_ARCHES gfx950 gfx942)
@@ -43,7 +43,7 @@ function(dsv4check_add_sim_executable name)
     add_custom_command(OUTPUT ${rewritten}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${work}
       COMMAND ${DSV4_HIPSIM_PYTHON} ${hipsim_dir}/tools/chevrons.py ${abs} ${rewritten}
-      DEPENDS ${abs} ${hipsim_dir}/tools/chevrons.py VERBATIM)
+      DEPENDS ${abs} ${hipsim_dir}/tools/chevrons.py ${hipsim_dir}/tools/asm_stmts.py VERBATIM)
     add_custom_command(OUTPUT ${obj}
       COMMAND ${DSV4_CLANGXX22} ${flags} -MD -MF ${obj}.d -c ${rewritten} -o ${obj}
       DEPENDS ${rewritten} hipsim_pass DEPFILE ${obj}.d

@@ -79,10 +79,3 @@ HIPSIM_RAW_BUFFER(64, hipsim_detail::buffer_v2u)
 HIPSIM_RAW_BUFFER(96, hipsim_detail::buffer_v3u)
 HIPSIM_RAW_BUFFER(128, hipsim_detail::buffer_v4u)
 #undef HIPSIM_RAW_BUFFER
-
-// Inline asm the source rewrite (hipsim/tools/asm_stmts.py) turns into calls: s_waitcnt with its counters (-1: the
-// counter is not named, no wait) and s_nop.
-inline void __hipsim_asm_s_waitcnt(int vmcnt, int, int) {
-  if (vmcnt >= 0) __hipsim_vmcnt_wait(vmcnt);
-}
-inline void __hipsim_asm_s_nop(int) {}
