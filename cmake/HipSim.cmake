@@ -1,9 +1,10 @@
 # dsv4check_add_sim_executable(<name> SOURCES <.hip/.cu/.cpp files> [DEFINES ...] [INCLUDES ...] [LIBRARIES ...]
 #                              [ARCH gfx950|gfx942])
 # Builds unmodified HIP files into a host executable whose kernels run on the sim with every check (hipsim/). Each
-# source goes through hipsim/tools/chevrons.py (<<<>>>, extern __shared__ and inline asm, lines kept), then clang++-22 as host
-# C++20 with the sim's HIP headers first on the include path, -D__<arch>__ -D__HIP_PLATFORM_AMD__, and the hipsim pass
-# plugin; the objects link against dsv4_hipsim. ARCH (default gfx950) picks the arch profile the kernels run on.
+# source goes through hipsim/tools/chevrons.py (<<<>>>, extern __shared__ and inline asm, lines kept), then clang++-22
+# as host C++20 with the sim's HIP headers first on the include path, -D__<arch>__ -D__HIP_PLATFORM_AMD__, and the
+# hipsim pass plugin; the objects link against dsv4_hipsim. ARCH (default gfx950) picks the arch profile the kernels
+# run on.
 set(DSV4_HIPSIM_ARCHES gfx950 gfx942)
 set(DSV4_HIPSIM_DIR ${CMAKE_CURRENT_LIST_DIR}/../hipsim)
 

@@ -56,8 +56,8 @@ extern "C" void __hipsim_raw_buffer(const __hipsim_buffer_rsrc* r, int voffset, 
         v.array_bytes = r->num_records;
         v.detail = std::string("raw buffer ") + (write ? "store" : "load") + " of " + std::to_string(elem) +
                    " B at voffset " + std::to_string(off) + " past num_records " + std::to_string(r->num_records) +
-                   (write ? ": dropped" : ": returned 0") + " (reported because DSV4_SIM_REPORT_BUFFER_OOB is set) at " +
-                   site;
+                   (write ? ": dropped" : ": returned 0") +
+                   " (reported because DSV4_SIM_REPORT_BUFFER_OOB is set) at " + site;
         ex.add_violation(v);
       }
       continue;

@@ -257,7 +257,8 @@ def rewrite_asm(text, path):
         if c in '"\'':
             i = skip_literal(text, i)
             continue
-        m = ASM_KEYWORD.match(text, i) if (c == 'a' or c == '_') and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == '_')) else None
+        starts_word = c in 'a_' and (i == 0 or not (text[i - 1].isalnum() or text[i - 1] == '_'))
+        m = ASM_KEYWORD.match(text, i) if starts_word else None
         if not m:
             i += 1
             continue

@@ -62,7 +62,9 @@ __global__ void asm_forms(const float* in, float* out, int* iout) {
   __hipsim_half2_t ha = {alo, ahi}, hb = {blo, bhi};
   out[7 * 64 + l] = __builtin_amdgcn_fdot2(ha, hb, -0.25f, false);
   // bf16 by its bits (the top half of the fp32; these values are exact in bf16)
-  auto bf = [](float f) { return __builtin_bit_cast(__bf16, static_cast<unsigned short>(__builtin_bit_cast(unsigned, f) >> 16)); };
+  auto bf = [](float f) {
+    return __builtin_bit_cast(__bf16, static_cast<unsigned short>(__builtin_bit_cast(unsigned, f) >> 16));
+  };
   __hipsim_bf16x2_t ba = {bf(float(l) + 0.5f), bf(-3.0f)}, bb = {bf(4.0f), bf(float(l))};
   out[8 * 64 + l] = __builtin_amdgcn_fdot2_f32_bf16(ba, bb, 2.0f, false);
   out[9 * 64 + l] = __builtin_amdgcn_fdot2(ha, hb, -0.25f, true);
