@@ -6,7 +6,7 @@ newlines as the statement had; any other asm string is an error naming the file,
 
 Forms (AMD CDNA3 ISA guide: "SOPP" S_WAITCNT / S_NOP, "Data Parallel Processing (DPP)", VOP2 V_DOT2C_F32_F16):
     s_waitcnt [vmcnt(N)] [expcnt(N)] [lgkmcnt(N)]   (joined by spaces, '&' or ','), or s_waitcnt IMM (gfx9 encoding)
-    s_nop N
+    s_nop N, s_setprio N, s_sleep N   (no value changes: no-ops on the sim)
     v_mov_b32 D, S [dpp]          v_add_f32 D, S0, S1 [dpp]          v_max_f32 D, S0, S1 [dpp]
     v_dot2c_f32_f16 D, S0, S1     (D += S0.lo * S1.lo + S0.hi * S1.hi)
   dpp: quad_perm:[a,b,c,d] row_shl:N row_shr:N row_ror:N wave_shl:1 wave_rol:1 wave_shr:1 wave_ror:1 row_mirror
@@ -134,7 +134,8 @@ def parse_dpp(mods):
     return ctrl, row_mask, bank_mask, bc
 
 
-def waitcnt(args):
+def waitcnt(args, operand):
+    """(vmcnt, expcnt, lgkmcnt) as C++ expressions; a count may be an immediate operand (%N with "n" or "i")."""
     vm, exp, lgkm = -1, -1, -1
     a = args.strip()
     if re.fullmatch(r'(0x[0-9a-fA-F]+|\d+)', a):
@@ -143,10 +144,10 @@ def waitcnt(args):
     for tok in re.split(r'[\s&,]+', a):
         if not tok:
             continue
-        m = re.fullmatch(r'(vmcnt|expcnt|lgkmcnt)\((\d+)\)', tok)
+        m = re.fullmatch(r'(vmcnt|expcnt|lgkmcnt)\((\d+|%\d+|%\[\w+\])\)', tok)
         if not m:
             raise AsmError(f's_waitcnt counter `{tok}` is not vmcnt(N), expcnt(N) or lgkmcnt(N)')
-        n = int(m.group(2))
+        n = operand(m.group(2)) if m.group(2).startswith('%') else int(m.group(2))
         if m.group(1) == 'vmcnt':
             vm = n
         elif m.group(1) == 'expcnt':
@@ -161,15 +162,16 @@ def waitcnt(args):
 VOP = {'v_mov_b32': 1, 'v_add_f32': 2, 'v_max_f32': 2, 'v_dot2c_f32_f16': 2}
 
 
-def instruction(ins, reg):
-    """C++ for one instruction; reg(token) names the register temporary of an operand token."""
+def instruction(ins, reg, immediate):
+    """C++ for one instruction; reg(token) names the register temporary of an operand token, immediate(token) the
+    C++ expression of an "n"/"i" operand."""
     words = ins.split(None, 1)
     op, rest = words[0], (words[1] if len(words) > 1 else '')
     if op == 's_waitcnt':
-        return '::hipsim_detail::asm_s_waitcnt(%d, %d, %d);' % waitcnt(rest)
-    if op == 's_nop':
-        if not re.fullmatch(r'\s*(0x[0-9a-fA-F]+|\d+)\s*', rest):
-            raise AsmError('s_nop takes an immediate')
+        return '::hipsim_detail::asm_s_waitcnt(%s, %s, %s);' % waitcnt(rest, immediate)
+    if op in ('s_nop', 's_setprio', 's_sleep'):
+        if not re.fullmatch(r'\s*(0x[0-9a-fA-F]+|\d+|%\d+|%\[\w+\])\s*', rest):
+            raise AsmError(f'{op} takes an immediate')
         return ''
     if op not in VOP:
         raise AsmError(f'instruction `{op}` is not supported')
@@ -219,7 +221,7 @@ def translate(body):
             if int(c) >= len(outs):
                 raise AsmError(f'input constraint "{c}" ties to no output')
             decl.append(f'auto& __hipsim_r{i} = __hipsim_r{c};')
-        elif c in ('v', 's', 'r', 'i', 'n'):
+        elif c in ('v', 's', 'r', 'i', 'n'):  # "i"/"n": an immediate the instruction may name (s_waitcnt counts)
             decl.append(f'auto __hipsim_r{i} = ({o["expr"]});')
         else:
             raise AsmError(f'input constraint "{c}" is not supported ("v", or an output\'s number)')
@@ -233,11 +235,17 @@ def translate(body):
             raise AsmError(f'operand `{tok}` names no operand')
         return f'__hipsim_r{k}'
 
+    def immediate(tok):
+        k = int(reg(tok)[len('__hipsim_r'):])
+        if ops[k]['constraint'] not in ('n', 'i'):
+            raise AsmError(f'operand `{tok}` of an s_waitcnt count is not an immediate ("n" or "i")')
+        return f'int({ops[k]["expr"]})'
+
     code = []
     for ins_text in re.split(r'[\n;]', tmpl):
         ins_text = ins_text.strip()
         if ins_text:
-            code.append(instruction(ins_text, reg))
+            code.append(instruction(ins_text, reg, immediate))
     assign = [f'({o["expr"]}) = __hipsim_r{i};' for i, o in enumerate(outs)]
     return '{ ' + ' '.join(decl + code + assign) + ' }'
 

@@ -79,6 +79,9 @@ __global__ void asm_forms(const float* in, float* out, int* iout) {
   asm volatile("s_waitcnt vmcnt(0) lgkmcnt(0)");
   asm volatile("s_waitcnt 0");
   asm volatile("s_waitcnt 0xc07f");  // vmcnt 63 (imm[15:14] = 3, imm[3:0] = 15): no wait on vmcnt
+  asm volatile("s_waitcnt vmcnt(%0)" ::"n"(2));
+  asm volatile("s_setprio 2\n\ts_sleep 1" ::: "memory");
+  asm volatile("" ::: "memory");
   __builtin_amdgcn_sched_barrier(0);
   __builtin_amdgcn_sched_group_barrier(0x008, 1, 0);
   __builtin_amdgcn_s_setprio(1);
