@@ -11,7 +11,8 @@ Forms (AMD CDNA3 ISA guide: "SOPP" S_WAITCNT / S_NOP, "Data Parallel Processing 
     v_dot2c_f32_f16 D, S0, S1     (D += S0.lo * S1.lo + S0.hi * S1.hi)
   dpp: quad_perm:[a,b,c,d] row_shl:N row_shr:N row_ror:N wave_shl:1 wave_rol:1 wave_shr:1 wave_ror:1 row_mirror
        row_half_mirror row_bcast:15 row_bcast:31, with row_mask:M bank_mask:M (default 0xf) and bound_ctrl:0/1 (in
-       LLVM's assembler syntax both set BOUND_CTRL: an invalid source lane reads 0 and the lane is written).
+       LLVM's assembler syntax before gfx11 both set BOUND_CTRL: an invalid source lane reads 0 and the lane is
+       written). The VALU names may carry LLVM's encoding suffixes _e32 / _dpp.
   Operands are %N or %[name] (outputs first, then inputs), with constraints "=v", "+v", "v", or a digit tying an input
   to that output's register. Registers are modelled as temporaries: a tied input or "+v" gives the output register its
   first value, otherwise it starts undefined (all bits set, so a result that relies on it shows); instructions run in
@@ -167,6 +168,8 @@ def instruction(ins, reg, immediate):
     C++ expression of an "n"/"i" operand."""
     words = ins.split(None, 1)
     op, rest = words[0], (words[1] if len(words) > 1 else '')
+    if op.startswith('v_'):
+        op = re.sub(r'_(e32|dpp)$', '', op)
     if op == 's_waitcnt':
         return '::hipsim_detail::asm_s_waitcnt(%s, %s, %s);' % waitcnt(rest, immediate)
     if op in ('s_nop', 's_setprio', 's_sleep'):

@@ -24,7 +24,7 @@ __global__ void asm_forms(const float* in, float* out, int* iout) {
   const float x = in[l];
   float r;
   // row_shr:1 with bound_ctrl: lane 0 of each row reads 0
-  asm volatile("v_add_f32 %0, %1, %2 row_shr:1 bound_ctrl:0" : "=v"(r) : "v"(x), "v"(x));
+  asm volatile("v_add_f32_dpp %0, %1, %2 row_shr:1 bound_ctrl:0" : "=v"(r) : "v"(x), "v"(x));
   out[0 * 64 + l] = r;
   // row_shr:2 without bound_ctrl: lanes 0-1 of each row keep the tied old value
   float old = 1000.0f + float(l);
