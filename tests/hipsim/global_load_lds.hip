@@ -5,6 +5,8 @@
 //   slot: lds_async_read_before_wait naming the reader and the issuing wave and lane.
 // - BUG_LDS_DMA_OVERFLOW: each wave stages one slot further on, so wave 1 writes past the end of the block's LDS:
 //   lds_out_of_range naming the array, offset 512, "outside the block's LDS: dropped".
+// - BUG_GLOBAL_SRC_OOB: the global source is one float further on, so the last lane reads past its hipMalloc
+//   allocation: global_out_of_range naming the byte.
 // - BUG_NONUNIFORM_BASE: odd lanes pass a base one float further: wave_divergence (M0 is one per wave); the values
 //   still land at lane 0's base, as on hardware, so the checks below pass.
 // Cases: whole waves, lanes 40-63 inactive (their slots keep the sentinel), 2-byte loads with an instruction offset
@@ -28,7 +30,12 @@ __global__ void stage_swap(const float* src, float* out, int active) {
 #if defined(BUG_NONUNIFORM_BASE)
   if (lane & 1) dst += 1;
 #endif
-  if (lane < active) __builtin_amdgcn_global_load_lds(src + t, dst, 4, 0, 0);
+#if defined(BUG_GLOBAL_SRC_OOB)
+  const float* from = src + t + 1;
+#else
+  const float* from = src + t;
+#endif
+  if (lane < active) __builtin_amdgcn_global_load_lds(from, dst, 4, 0, 0);
 #if !defined(BUG_READ_BEFORE_WAIT)
   __builtin_amdgcn_s_waitcnt(0x0F70);  // vmcnt(0), expcnt and lgkmcnt at their maximum (no wait)
   __syncthreads();
@@ -72,7 +79,8 @@ namespace {
 int bad = 0;
 // A planted bug makes the synchronisation fail (its finding); the values are still checked.
 void sync() {
-#if defined(BUG_READ_BEFORE_WAIT) || defined(BUG_LDS_DMA_OVERFLOW) || defined(BUG_NONUNIFORM_BASE)
+#if defined(BUG_READ_BEFORE_WAIT) || defined(BUG_LDS_DMA_OVERFLOW) || defined(BUG_NONUNIFORM_BASE) || \
+    defined(BUG_GLOBAL_SRC_OOB)
   (void)hipDeviceSynchronize();
 #else
   if (hipDeviceSynchronize() != hipSuccess) ++bad;
