@@ -6,8 +6,8 @@
     static __shared__                            ->  __shared__   (the sim's __shared__ already says static)
     asm volatile("s_waitcnt vmcnt(0)" ...)       ->  calls into the sim (asm_stmts.py; other asm is an error)
 
-Usage: chevrons.py IN OUT (OUT - : standard output). OUT starts with a #line directive naming IN, so diagnostics and debug lines name the
-user's file. A `<<<` without its `>>>` is an error naming the line.
+Usage: chevrons.py IN OUT (OUT - : standard output). OUT starts with a #line directive naming IN, so diagnostics
+and debug lines name the user's file. A `<<<` without its `>>>` is an error naming the line.
 """
 import os
 import re

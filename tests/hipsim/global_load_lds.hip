@@ -9,8 +9,9 @@
 //   allocation: global_out_of_range naming the byte.
 // - BUG_NONUNIFORM_BASE: odd lanes pass a base one float further: wave_divergence (M0 is one per wave); the values
 //   still land at lane 0's base, as on hardware, so the checks below pass.
-// Cases: whole waves, lanes 40-63 inactive (their slots keep the sentinel), 2-byte loads with an instruction offset
-// of 8 (applied to the global and the LDS address), and on gfx950 the 12- and 16-byte forms (stride 16).
+// Cases: whole waves, lanes 40-63 inactive (their slots keep the sentinel), 2-byte loads (also as load_to_lds) with an
+// instruction offset of 8 (applied to the global and the LDS address), and on gfx950 the 12- and 16-byte forms
+// (stride 16).
 // Rules: data and sentinels are non-zero and distinct; no expected value comes from the sim.
 #include <hip/hip_runtime.h>
 
@@ -45,13 +46,18 @@ __global__ void stage_swap(const float* src, float* out, int active) {
 
 __global__ void stage_u16(const unsigned short* src, unsigned short* out) {
   __shared__ unsigned short t16[160];
+  __shared__ unsigned short g16[160];
   const int t = threadIdx.x;
-  for (int i = t; i < 160; i += 64) t16[i] = static_cast<unsigned short>(0xA000 + i);
+  for (int i = t; i < 160; i += 64) t16[i] = g16[i] = static_cast<unsigned short>(0xA000 + i);
   __syncthreads();
   __builtin_amdgcn_global_load_lds(src + t, t16, 2, 8, 0);
+  __builtin_amdgcn_load_to_lds(src + t, g16, 2, 8, 0);  // the generic-pointer spelling, same rule
   __builtin_amdgcn_s_waitcnt(0x0F70);
   __syncthreads();
-  for (int i = t; i < 160; i += 64) out[i] = t16[i];
+  for (int i = t; i < 160; i += 64) {
+    out[i] = t16[i];
+    out[160 + i] = g16[i];
+  }
 }
 
 #if defined(__gfx950__)
@@ -111,21 +117,22 @@ void run_swap(int active) {
 }
 
 void run_u16() {
-  std::vector<unsigned short> src(68), out(160, 0);
+  std::vector<unsigned short> src(68), out(320, 0);
   for (int i = 0; i < 68; ++i) src[i] = static_cast<unsigned short>(0x1100 + 3 * i);
   unsigned short *dsrc = nullptr, *dout = nullptr;
   hipMalloc(&dsrc, sizeof(unsigned short) * 68);
-  hipMalloc(&dout, sizeof(unsigned short) * 160);
+  hipMalloc(&dout, sizeof(unsigned short) * 320);
   hipMemcpy(dsrc, src.data(), sizeof(unsigned short) * 68, hipMemcpyHostToDevice);
   stage_u16<<<1, 64>>>(dsrc, dout);
   sync();
-  hipMemcpy(out.data(), dout, sizeof(unsigned short) * 160, hipMemcpyDeviceToHost);
+  hipMemcpy(out.data(), dout, sizeof(unsigned short) * 320, hipMemcpyDeviceToHost);
   for (int i = 0; i < 160; ++i) {
     // lane k: bytes 8 + 4k, 8 + 4k + 1 <- src bytes 2k + 8, 2k + 9, i.e. u16 slot 4 + 2k <- src[k + 4]
     const bool lane_slot = i >= 4 && (i - 4) % 2 == 0 && (i - 4) / 2 < 64;
     const unsigned short want =
         lane_slot ? src[std::size_t((i - 4) / 2 + 4)] : static_cast<unsigned short>(0xA000 + i);
     expect("u16_offset8", i, out[i], want);
+    expect("load_to_lds", i, out[160 + i], want);
   }
   hipFree(dsrc);
   hipFree(dout);

@@ -2,8 +2,9 @@
 // DMA), s_waitcnt, the scheduling hints, buffer resources with raw_buffer_load/store. The emulation and its ISA rules
 // are in hipsim/runtime/lds_dma.cpp and buffer_ops.cpp; this header only marshals operands.
 // Rules (clang-22's signatures, checked with clang++-22 --cuda-device-only for gfx942 and gfx950):
-// - global_load_lds(src, dst, size, offset, aux): any pointer types (HIP passes generic ones); size 1, 2, 4, and 12, 16
-//   on gfx950 only; offset a 13-bit signed immediate. A constant size the target lacks is a compile error, as in clang.
+// - global_load_lds / load_to_lds(src, dst, size, offset, aux): any pointer types (HIP passes generic ones); size 1,
+//   2, 4, and 12, 16 on gfx950 only; offset a 13-bit signed immediate. A constant size the target lacks is a compile
+//   error, as in clang.
 // - s_waitcnt(imm): the gfx9 encoding, vmcnt = imm[3:0] | imm[15:14] << 4, expcnt = imm[6:4], lgkmcnt = imm[11:8]
 //   (CDNA3 ISA, "SOPP" S_WAITCNT). Only vmcnt waits for anything on the sim: LDS, scalar and export operations
 //   complete when they run.
@@ -26,6 +27,16 @@ inline void __builtin_amdgcn_global_load_lds(G* src, L* dst, unsigned size, int 
                                "error")))
     __attribute__((diagnose_if(offset < -4096 || offset > 4095,
                                "hipsim: global_load_lds offset is a 13-bit signed immediate (-4096..4095)", "error"))) {
+  __hipsim_global_load_lds((const void*)src, (void*)dst, size, offset, aux, &loc);
+}
+
+// load_to_lds: the generic-pointer form clang-22 also has; from global memory it is global_load_lds.
+template <class G, class L>
+inline void __builtin_amdgcn_load_to_lds(G* src, L* dst, unsigned size, int offset, unsigned aux,
+                                         std::source_location loc = std::source_location::current())
+    __attribute__((diagnose_if(!__hipsim_lds_dma_size_ok(size),
+                               "hipsim: invalid size value for load_to_lds (1, 2 or 4; 12 or 16 on gfx950)",
+                               "error"))) {
   __hipsim_global_load_lds((const void*)src, (void*)dst, size, offset, aux, &loc);
 }
 
