@@ -1,7 +1,7 @@
 // The inline asm forms ROCm reductions use and the dot-product builtins, run on the sim and checked against values
 // worked out here by hand from the ISA rules (DPP lane maps, masks and bound_ctrl; dot products of small exact values):
 // DPP-modified v_add_f32 / v_mov_b32 / v_max_f32 (row_shr, row_bcast:15/31 under row masks, wave_shr:1, quad_perm,
-// bound_ctrl:0, a tied old value), v_dot2c_f32_f16, fdot2, fdot2_f32_bf16, sdot4 (with clamp), and the s_waitcnt /
+// bound_ctrl:0, a tied old value) alone and composed into a whole-wave sum, v_dot2c_f32_f16, fdot2, fdot2_f32_bf16, sdot4 (with clamp), and the s_waitcnt /
 // s_nop forms next to a global_load_lds staging (tests/hipsim/CMakeLists.txt also checks what the rewrite makes of
 // each s_waitcnt).
 // Rules: per-lane values are non-zero and distinct; every expected value is computed on the host from the rule.
@@ -44,6 +44,16 @@ __global__ void asm_forms(const float* in, float* out, int* iout) {
   // quad_perm:[1,0,3,2] move, two instructions in one statement on the same register
   asm volatile("s_nop 1\n\tv_mov_b32 %0, %1 quad_perm:[1,0,3,2]\n\tv_add_f32 %0, %0, %1" : "=v"(r) : "v"(x));
   out[5 * 64 + l] = r;
+  // a whole-wave sum as ROCm GEMVs write it: row_shr 8, 4, 2, 1 (bound_ctrl) leave each row's sum in its lane 15,
+  // row_bcast:15 (rows 1, 3) and row_bcast:31 (rows 2, 3) carry them on, so lane 63 holds the wave's sum
+  float s = x;
+  asm volatile("v_add_f32 %0, %1, %1 row_shr:8 bound_ctrl:0" : "=v"(s) : "v"(s));
+  asm volatile("v_add_f32 %0, %1, %1 row_shr:4 bound_ctrl:0" : "=v"(s) : "v"(s));
+  asm volatile("v_add_f32 %0, %1, %1 row_shr:2 bound_ctrl:0" : "=v"(s) : "v"(s));
+  asm volatile("v_add_f32 %0, %1, %1 row_shr:1 bound_ctrl:0" : "=v"(s) : "v"(s));
+  asm volatile("v_add_f32 %0, %1, %0 row_bcast:15 row_mask:0xa" : "+v"(s) : "v"(s));
+  asm volatile("v_add_f32 %0, %1, %0 row_bcast:31 row_mask:0xc" : "+v"(s) : "v"(s));
+  out[11 * 64 + l] = s;
   // v_dot2c_f32_f16: acc + a.lo * b.lo + a.hi * b.hi
   const _Float16 alo = _Float16(float(l + 1)), ahi = _Float16(0.5f), blo = _Float16(2.0f), bhi = _Float16(float(l));
   unsigned a2, b2;
@@ -127,6 +137,12 @@ int main() {
     check("sdot4_clamp", l, iout[1 * 64 + l], double(c < -2147483648L ? -2147483648L : c));
     check("waitcnt_staging", l, out[10 * 64 + l], in[63 - l]);
   }
+  double rows[4] = {0, 0, 0, 0};
+  for (int l = 0; l < 64; ++l) rows[l / 16] += in[l];
+  check("wave_sum", 15, out[11 * 64 + 15], rows[0]);
+  check("wave_sum", 31, out[11 * 64 + 31], rows[0] + rows[1]);
+  check("wave_sum", 47, out[11 * 64 + 47], rows[0] + rows[1] + rows[2]);
+  check("wave_sum", 63, out[11 * 64 + 63], rows[0] + rows[1] + rows[2] + rows[3]);
   std::printf(bad ? "FAIL\n" : "PASS\n");
   return bad ? 1 : 0;
 }
