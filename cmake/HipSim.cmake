@@ -1,7 +1,7 @@
 # dsv4check_add_sim_executable(<name> SOURCES <.hip/.cu/.cpp files> [DEFINES ...] [INCLUDES ...] [LIBRARIES ...]
 #                              [ARCH gfx950|gfx942])
 # Builds unmodified HIP files into a host executable whose kernels run on the sim with every check (hipsim/). Each
-# source goes through hipsim/tools/chevrons.py (<<<>>> and extern __shared__, lines kept), then clang++-22 as host
+# source goes through hipsim/tools/chevrons.py (<<<>>>, extern __shared__ and inline asm, lines kept), then clang++-22 as host
 # C++20 with the sim's HIP headers first on the include path (and the source's own folder for #include "..."
 # of its neighbours: the rewritten copy lives in the build tree), -D__<arch>__ -D__HIP_PLATFORM_AMD__, the include
 # directories of the executable (its LIBRARIES' usage requirements: dsv4check::reference gives "reference/...")
@@ -11,7 +11,7 @@
 # Used in this tree (included from the top CMakeLists.txt after hipsim/) and from the CMake package
 # (dsv4check-config.cmake), which sets these before including this file:
 #   DSV4_HIPSIM_INCLUDE_DIR  the sim's hip/hip_runtime.h, hip_bf16.h, hip_fp16.h
-#   DSV4_HIPSIM_CHEVRONS     hipsim/tools/chevrons.py
+#   DSV4_HIPSIM_CHEVRONS     hipsim/tools/chevrons.py (asm_stmts.py, which it imports, lies beside it)
 #   DSV4_CLANGXX22, DSV4_HIPSIM_PYTHON, DSV4_HIPSIM_AVAILABLE
 # and the targets dsv4check::hipsim (runtime) and dsv4check::hipsim_pass (the plugin module).
 set(DSV4_HIPSIM_ARCHES gfx950 gfx942)
@@ -60,6 +60,7 @@ function(dsv4check_add_sim_executable name)
   endforeach()
   set(objs)
   set(work ${CMAKE_CURRENT_BINARY_DIR}/hipsim/${name})
+  get_filename_component(rewrite_tools ${DSV4_HIPSIM_CHEVRONS} DIRECTORY)  # chevrons.py and the asm_stmts.py it imports
   foreach(src ${A_SOURCES})
     get_filename_component(abs ${src} ABSOLUTE)
     get_filename_component(base ${src} NAME)
@@ -69,7 +70,7 @@ function(dsv4check_add_sim_executable name)
     add_custom_command(OUTPUT ${rewritten}
       COMMAND ${CMAKE_COMMAND} -E make_directory ${work}
       COMMAND ${DSV4_HIPSIM_PYTHON} ${DSV4_HIPSIM_CHEVRONS} ${abs} ${rewritten}
-      DEPENDS ${abs} ${DSV4_HIPSIM_CHEVRONS} VERBATIM)
+      DEPENDS ${abs} ${DSV4_HIPSIM_CHEVRONS} ${rewrite_tools}/asm_stmts.py VERBATIM)
     add_custom_command(OUTPUT ${obj}
       COMMAND ${DSV4_CLANGXX22} ${flags} -iquote ${src_dir} -MD -MF ${obj}.d -c ${rewritten} -o ${obj}
       DEPENDS ${rewritten} $<TARGET_FILE:dsv4check::hipsim_pass> DEPFILE ${obj}.d

@@ -6,7 +6,7 @@
 #   include/dsv4check/{reference,oracle,kernels}/...   the headers, as included here ("reference/tensor/tensor.hpp")
 #   include/dsv4check/hipsim/include/hip/...          the sim's HIP headers (never on a consumer's plain include path)
 #   lib/libdsv4_*.a, lib/dsv4check/hipsim_pass.so      the static libraries and the pass plugin
-#   share/dsv4check/chevrons.py                        the <<<>>> rewrite
+#   share/dsv4check/chevrons.py, asm_stmts.py          the source rewrite (<<<>>>, extern __shared__, inline asm)
 #   lib/cmake/dsv4check/                               config, version, targets, HipSim.cmake
 # Everything is in the component dsv4check_sdk, so a consumer's install copies nothing else.
 include(GNUInstallDirs)
@@ -59,7 +59,7 @@ endforeach()
 if(DSV4_PKG_HIPSIM)
   install(DIRECTORY ${PROJECT_SOURCE_DIR}/hipsim/include/ DESTINATION ${DSV4_PKG_INCLUDE_DIR}/hipsim/include
           COMPONENT ${DSV4_PKG_COMPONENT})
-  install(FILES ${PROJECT_SOURCE_DIR}/hipsim/tools/chevrons.py DESTINATION ${CMAKE_INSTALL_DATADIR}/dsv4check
+  install(FILES ${PROJECT_SOURCE_DIR}/hipsim/tools/chevrons.py ${PROJECT_SOURCE_DIR}/hipsim/tools/asm_stmts.py DESTINATION ${CMAKE_INSTALL_DATADIR}/dsv4check
           COMPONENT ${DSV4_PKG_COMPONENT})
 endif()
 install(FILES ${PROJECT_SOURCE_DIR}/cmake/HipSim.cmake DESTINATION ${DSV4_PKG_CMAKE_DIR} COMPONENT ${DSV4_PKG_COMPONENT})

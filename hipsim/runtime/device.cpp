@@ -53,17 +53,6 @@ void annotate(std::size_t first, const char* loc) {
   for (std::size_t i = first; i < vs.size(); ++i) vs[i].detail += std::string(" at ") + loc;
 }
 
-// The array an access without provenance belongs to: the one containing the byte, else the last one before it.
-int array_at(sd::LdsArena& a, std::int64_t abs) {
-  if (abs < std::int64_t(a.dynamic_bytes) || a.arrays.empty()) return sd::lds_dynamic("extern __shared__");
-  int best = -1;
-  for (std::size_t i = 0; i < a.arrays.size(); ++i) {
-    const sd::LdsArray& x = a.arrays[i];
-    if (x.begin <= abs && (best < 0 || x.begin > a.arrays[std::size_t(best)].begin)) best = int(i);
-  }
-  return best >= 0 ? best : sd::lds_dynamic("extern __shared__");
-}
-
 // The lane's turn ends after each LDS access (Options::wave_lockstep): the next ready thread runs.
 void lockstep_yield(sd::Executor& ex, sd::BlockExec& b) {
   b.ready.push_back(sd::g_current->linear);
@@ -76,7 +65,7 @@ void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t
   zero_dirty(b);
   const int arr = site                   ? sd::lds_static(static_cast<const sd::LdsSite*>(site))
                   : flags & kDynamicLds ? sd::lds_dynamic("extern __shared__")
-                                        : array_at(a, abs);
+                                        : hipsim::array_at(a, abs);
   const std::int64_t off = abs - a.arrays[std::size_t(arr)].begin;
   const std::size_t first = ex.report.violations.size();
   const std::size_t in_window = std::min<std::size_t>(n, a.data.size() - std::size_t(abs));
@@ -98,8 +87,28 @@ void check_lds(sd::Executor& ex, sd::BlockExec& b, std::int64_t abs, std::size_t
   }
 }
 
-void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, std::uint32_t flags,
-                  const void* site, const char* loc) {
+}  // namespace
+
+namespace hipsim {
+
+// The array an access without provenance belongs to: the one containing the byte, else the last one before it.
+int array_at(sd::LdsArena& a, std::int64_t abs) {
+  if (abs < std::int64_t(a.dynamic_bytes) || a.arrays.empty()) return sd::lds_dynamic("extern __shared__");
+  int best = -1;
+  for (std::size_t i = 0; i < a.arrays.size(); ++i) {
+    const sd::LdsArray& x = a.arrays[i];
+    if (x.begin <= abs && (best < 0 || x.begin > a.arrays[std::size_t(best)].begin)) best = int(i);
+  }
+  return best >= 0 ? best : sd::lds_dynamic("extern __shared__");
+}
+
+void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, bool write, const char* loc) {
+  check_global_access(ex, b, p, n, write ? kWrite : kRead, nullptr, loc);
+}
+
+// flags: the pass's access flags (kWrite, kAtomic, kDeviceVar with `site` the variable's DeviceVarSite).
+void check_global_access(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, std::uint32_t flags,
+                         const void* site, const char* loc) {
   const auto sp = reinterpret_cast<std::uintptr_t>(__builtin_frame_address(0));
   if (p + 256 >= sp && p < sp + ex.options.stack_bytes) return;  // the thread's own fiber stack
   const hipsim::Allocation* al = nullptr;
@@ -141,7 +150,7 @@ void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::siz
   }
 }
 
-}  // namespace
+}  // namespace hipsim
 
 extern "C" {
 
@@ -187,13 +196,14 @@ void __hipsim_access(const void* addr, std::uint64_t bytes, std::uint32_t flags,
   if (p >= base && p - base < b.lds.data.size()) {
     {
       Guard guard;
+      hipsim::dma_before_lds_access(b, std::int64_t(p - base), std::size_t(bytes), (flags & kWrite) != 0);
       check_lds(ex, b, std::int64_t(p - base), std::size_t(bytes), flags, site, loc);
     }
     if (ex.options.wave_lockstep) lockstep_yield(ex, b);  // outside the guard: other fibers check while we wait
     return;
   }
   Guard guard;
-  check_global(ex, b, p, std::size_t(bytes), flags, site, loc);
+  hipsim::check_global_access(ex, b, p, std::size_t(bytes), flags, site, loc);
 }
 
 std::uint64_t __hipsim_wave_vote(int op, int pred, const std::source_location* loc) {
@@ -215,6 +225,7 @@ void __hipsim_wave_collective(__hipsim_wave_fn fn, const void* user, const void*
 
 void __hipsim_syncthreads(const std::source_location* loc) {
   hipsim::watchdog_tick(nullptr);
+  hipsim::dma_wait(0);  // the workgroup release fence waits for the lane's LDS DMA (hipsim/runtime/lds_dma.cpp)
   sd::BlockExec& b = *sd::g_current->block;
   if (b.live < b.nthreads && b.barrier_arrived + 1 == b.live) hipsim::report_exited_waves(b, *loc);
   sd::syncthreads(*loc);

@@ -255,6 +255,7 @@ int __hipsim_enqueue(const char* name, void* kernel, __hipsim_uint3 grid, __hips
   try {
     sd::enqueue_launch(cfg, [kernel, invoke, held] {
       invoke(kernel, held.get());
+      dma_wait(0);  // LDS DMA still in flight lands (the wave ends after its memory operations)
       on_thread_exit(*sd::g_current->block);
     });
   } catch (const std::exception& e) {

@@ -10,6 +10,8 @@
 
 namespace dsv4::port::sim::detail {
 struct BlockExec;
+struct LdsArena;
+class Executor;
 }
 
 namespace hipsim {
@@ -69,5 +71,15 @@ void watchdog_setup();
 void watchdog_arm();
 void watchdog_progress();
 void watchdog_tick(const char* loc);
+// The access checks of device.cpp, shared with the builtins that access memory themselves (lds_dma.cpp,
+// buffer_ops.cpp). check_global: p must lie in a live device allocation (else global_out_of_range; outside every
+// allocation the thread stops). array_at: the LDS array the window byte `abs` belongs to when no provenance is known.
+void check_global(dsv4::port::sim::detail::Executor& ex, dsv4::port::sim::detail::BlockExec& b, std::uintptr_t p,
+                  std::size_t n, bool write, const char* loc);
+int array_at(dsv4::port::sim::detail::LdsArena& a, std::int64_t abs);
+// LDS DMA (lds_dma.cpp): an LDS access by the current thread at window bytes [abs, abs + n) first meets the
+// global_load_lds writes still in flight there; dma_wait(n) is s_waitcnt vmcnt(n) for the current thread.
+void dma_before_lds_access(dsv4::port::sim::detail::BlockExec& b, std::int64_t abs, std::size_t n, bool write);
+void dma_wait(int vmcnt);
 
 }  // namespace hipsim

@@ -4,12 +4,17 @@
     kernel<<<grid, block, lds, stream>>>(args)  ->  kernel * ::hipsim_detail::Chevron{"kernel", grid, ...}(args)
     extern __shared__ T name[];                  ->  extern __hipsim_dynamic_shared T name[];
     static __shared__                            ->  __shared__   (the sim's __shared__ already says static)
+    asm volatile("s_waitcnt vmcnt(0)" ...)       ->  calls into the sim (asm_stmts.py; other asm is an error)
 
-Usage: chevrons.py IN OUT. OUT starts with a #line directive naming IN, so diagnostics and debug lines name the
-user's file. A `<<<` without its `>>>` is an error naming the line.
+Usage: chevrons.py IN OUT (OUT - : standard output). OUT starts with a #line directive naming IN, so diagnostics
+and debug lines name the user's file. A `<<<` without its `>>>` is an error naming the line.
 """
+import os
 import re
 import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from asm_stmts import rewrite_asm  # noqa: E402
 
 
 def matching_open(text, close_at, open_ch, close_ch):
@@ -48,6 +53,7 @@ def kernel_name_start(text, end):
 
 
 def rewrite(text, path):
+    text = rewrite_asm(text, path)
     text = re.sub(r'\bextern\s+__shared__\b', 'extern __hipsim_dynamic_shared', text)
     text = re.sub(r'\bstatic\s+__shared__\b', '__shared__', text)
     out = []
@@ -74,6 +80,9 @@ def main():
     with open(src, encoding='utf-8') as f:
         text = f.read()
     body = rewrite(text, src)
+    if dst == '-':  # to stdout (tests read the rewrite)
+        sys.stdout.write(body)
+        return
     with open(dst, 'w', encoding='utf-8') as f:
         f.write(f'#line 1 "{src}"\n' + body)
 

@@ -57,8 +57,10 @@ enum class ViolationKind {
   kernel_exception,       // an exception escaped a kernel thread; the launch fails
   shuffle_source_inactive, // a shuffle read a lane that does not exist in the block (partial wave); returned 0
   global_out_of_range,    // hipsim: a global access outside every live allocation (past the end, after free, wild)
-  cluster_lds             // another cluster workgroup's LDS (port::cluster_lds) accessed without a port::cluster_sync
+  cluster_lds,            // another cluster workgroup's LDS (port::cluster_lds) accessed without a port::cluster_sync
                           //   after a conflicting access, or after that workgroup exited: the launch fails
+  lds_async_read_before_wait  // hipsim: LDS bytes a global_load_lds of another wave has not landed yet (no s_waitcnt
+                              //   vmcnt / __syncthreads in that wave covers it) read or written: sees the old contents
 };
 std::string_view to_string(ViolationKind k);
 

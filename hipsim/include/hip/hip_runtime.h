@@ -132,3 +132,6 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 #include "hipsim/amdgcn_lane.h"
 #include "hipsim/amdgcn_dpp.h"
 #include "hipsim/amdgcn_mfma.h"
+#include "hipsim/amdgcn_mem.h"
+#include "hipsim/amdgcn_asm.h"
+#include "hipsim/amdgcn_dot.h"

@@ -35,6 +35,7 @@ std::string_view to_string(ViolationKind k) {
     case ViolationKind::shuffle_source_inactive: return "shuffle_source_inactive";
     case ViolationKind::cluster_lds: return "cluster_lds";
     case ViolationKind::global_out_of_range: return "global_out_of_range";
+    case ViolationKind::lds_async_read_before_wait: return "lds_async_read_before_wait";
   }
   return "?";
 }
