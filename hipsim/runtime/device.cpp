@@ -102,6 +102,9 @@ int array_at(sd::LdsArena& a, std::int64_t abs) {
   return best >= 0 ? best : sd::lds_dynamic("extern __shared__");
 }
 
+void check_global_access(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, std::uint32_t flags,
+                         const void* site, const char* loc);
+
 void check_global(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, std::size_t n, bool write, const char* loc) {
   check_global_access(ex, b, p, n, write ? kWrite : kRead, nullptr, loc);
 }
