@@ -101,6 +101,7 @@ void complete_wave(Executor& ex, BlockExec& b, int w) {
   const int base = w * b.wave_size, n = b.wave_lanes(w);
   SimThread* lanes = &b.threads[static_cast<std::size_t>(base)];
   const SimThread& first = lanes[0];
+  bool diverged = false;
   for (int l = 1; l < n; ++l) {
     if (lanes[l].wave_op != first.wave_op || !same_site(lanes[l].loc, first.loc) ||
         lanes[l].coll_fn != first.coll_fn) {
@@ -108,10 +109,13 @@ void complete_wave(Executor& ex, BlockExec& b, int w) {
       v.detail = "lanes of wave " + std::to_string(w) + " met at different wave ops (" + site(first.loc) + " and " +
                  site(lanes[l].loc) + ")";
       ex.add_violation(v);
+      diverged = true;
       break;
     }
   }
-  if (first.wave_op == WaveOp::collective && first.coll_fn) {
+  // A diverged wave runs no collective: some lanes' operands belong to another op (or are null). Their outputs keep
+  // what the caller had there; the finding says why.
+  if (!diverged && first.wave_op == WaveOp::collective && first.coll_fn) {
     std::vector<const void*> in(static_cast<std::size_t>(n));
     std::vector<void*> out(static_cast<std::size_t>(n));
     for (int l = 0; l < n; ++l) {
