@@ -200,8 +200,10 @@ endfunction()
 # ctest amd.<name>.<arch> per arch that checks their budgets with `dsv4check kernels --no-plans` (a plain kernel has
 # no host plan, so its dynamic LDS counts as 0). HIP 5.2 has no
 # <hip/hip_bf16.h>: kernels/backend/hip/compat/ is searched after every other include folder (-idirafter), so a
-# real one (ROCm >= 5.7) wins and the compatibility header is used only where none exists.
-set(DSV4_AMD_PLAIN_HIP_FLAGS -idirafter ${PROJECT_SOURCE_DIR}/kernels/backend/hip/compat)
+# real one (ROCm >= 5.7) wins and the compatibility header is used only where none exists. HIP 5.2's <hip/hip_fp16.h>
+# needs two declarations under clang-22's HIP wrapper: compat/hip_fp16_clang_wrapper.h, force-included.
+set(DSV4_AMD_PLAIN_HIP_FLAGS -idirafter ${PROJECT_SOURCE_DIR}/kernels/backend/hip/compat
+    -include ${PROJECT_SOURCE_DIR}/kernels/backend/hip/compat/hip_fp16_clang_wrapper.h)
 function(dsv4_amd_plain_hip_kernels name)
   cmake_parse_arguments(A "" "" "SOURCES;FLAGS" ${ARGN})
   set(dir ${CMAKE_CURRENT_BINARY_DIR}/amd/${name})

@@ -24,6 +24,7 @@ const char* detector_name(Detector d) {
     case Detector::plan_property: return "plan-property";
     case Detector::exact_bits: return "exact-bits";
     case Detector::guard_page: return "guard-page";
+    case Detector::sim_report: return "sim-report";
     case Detector::probe_error: return "probe-error";
   }
   return "?";
@@ -69,7 +70,8 @@ const std::vector<ZooEntry>& entries() {
     for (auto&& part : {detail::skinny_entries(), detail::stream_entries(), detail::kernel_entries(),
                         detail::wave_reduction_entries(),
                         detail::format_entries(), detail::preload_entries(), detail::attention_entries(),
-                        detail::attention_kernel_entries(), detail::quant_kernel_entries()})
+                        detail::attention_kernel_entries(), detail::quant_kernel_entries(),
+                        detail::hipsim_entries()})
       for (auto& e : part) v.push_back(e);
     return v;
   }();

@@ -18,6 +18,7 @@
 namespace dsv4::fuzz::zoo {
 
 enum class Detector { oracle_localisation, lds_violation, race_report, nan_placement, plan_property, exact_bits, guard_page,
+                      sim_report /* another hipsim report: wave/barrier divergence, global out of range, deadlock */,
                       probe_error /* the probe threw: never a detection, always an alarm in the clean run */ };
 const char* detector_name(Detector d);  // "oracle-localisation", "lds-violation", ...
 

@@ -18,6 +18,7 @@ std::vector<ZooEntry> format_entries();     // 6, 7, 8 (mutant_formats.cpp)
 std::vector<ZooEntry> preload_entries();    // 10 (mutant_preload.cpp)
 std::vector<ZooEntry> wave_reduction_entries();  // 9r (mutant_wave_reduction.cpp)
 std::vector<ZooEntry> attention_entries();  // 11, 12 (mutant_attention.cpp)
+std::vector<ZooEntry> hipsim_entries();     // H1..H9, tests/hipsim executables (zoo_hipsim.cpp)
 
 // Generates op `op`'s case for `shape` from `seed`, runs the kernel of this backend with `variant` (and
 // sim wave size `wave`, 0 = profile's), and turns the oracle verdict and the sim report into findings.
