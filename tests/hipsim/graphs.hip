@@ -4,6 +4,8 @@
 // Usage: graphs MODE N [SEED]; MODE:
 //   pipeline: H2D copy, y = a*x + b, z[i] = y[i]*y[i] + y[n-1-i], D2H copy captured on stream 1; instantiated and
 //             launched 3 times on stream 2 with fresh inputs in the captured host buffer;
+//   pipeline_after, pipeline_unordered: the same after a kernel on stream 3 that reads x and writes y, which
+//             stream 2 waits for through an event (quiet) or not at all (a stream_race with the graph's nodes);
 //   fork:     y = a*x + b, then a fork (event on stream 1, waited on stream 2): w = 2*y on stream 1, v = y + 1 on
 //             stream 2, a join (event on stream 2, waited on stream 1), v += w on stream 1, D2H copy; 2 launches on
 //             stream 3. BUG_UNJOINED_BRANCH: the join comes after v += w, so two branches write v unordered;
@@ -64,7 +66,7 @@ static int g_unexpected = 0;
 int main(int argc, char** argv) {
   std::setvbuf(stdout, nullptr, _IONBF, 0);  // in order with hipsim's messages on stderr
   if (argc < 3) {
-    std::fprintf(stderr, "usage: graphs pipeline|fork|unjoined|sync|memcpy|relaxed_memcpy N [SEED]\n");
+    std::fprintf(stderr, "usage: graphs pipeline|pipeline_after|pipeline_unordered|fork|unjoined|sync|memcpy|relaxed_memcpy N [SEED]\n");
     return 2;
   }
   const std::string mode = argv[1];
@@ -96,7 +98,7 @@ int main(int argc, char** argv) {
   hipGraphExec_t exec = nullptr;
   int bad = 0;
 
-  if (mode == "pipeline") {
+  if (mode == "pipeline" || mode == "pipeline_after" || mode == "pipeline_unordered") {
     CHECK(hipStreamBeginCapture(s1, hipStreamCaptureModeGlobal));
     hipStreamCaptureStatus st = hipStreamCaptureStatusNone;
     unsigned long long id = 0;
@@ -112,6 +114,14 @@ int main(int argc, char** argv) {
     CHECK(hipStreamIsCapturing(s1, &st));
     if (st != hipStreamCaptureStatusNone) { std::printf("stream 1 still capturing\n"); ++bad; }
     CHECK(hipGraphInstantiate(&exec, graph, nullptr, nullptr, 0));
+    if (mode != "pipeline") {
+      CHECK(hipMemset(x, 0, bytes));
+      affine<<<grid, block, 0, s3>>>(x, y, a, b, n);
+      if (mode == "pipeline_after") {
+        CHECK(hipEventRecord(fork, s3));
+        CHECK(hipStreamWaitEvent(s2, fork, 0));
+      }
+    }
     for (int rep = 0; rep < 3; ++rep) {
       for (float& e : host_in) e = dist(rng);
       CHECK(hipGraphLaunch(exec, s2));
