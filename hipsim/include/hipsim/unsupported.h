@@ -15,6 +15,8 @@ HIPSIM_UNSUPPORTED(hipGraphAddMemcpyNode, "a graph built by hand (stream capture
 HIPSIM_UNSUPPORTED(hipGraphAddDependencies, "a graph built by hand (stream capture is supported)")
 HIPSIM_UNSUPPORTED(hipGraphExecUpdate, "updating an instantiated graph")
 HIPSIM_UNSUPPORTED(hipStreamBeginCaptureToGraph, "capture into an existing graph")
+HIPSIM_UNSUPPORTED(hipStreamGetCaptureInfo_v2, "the capture's graph and dependency nodes (hipStreamGetCaptureInfo is supported)")
+HIPSIM_UNSUPPORTED(hipStreamUpdateCaptureDependencies, "editing a capture's dependencies")
 HIPSIM_UNSUPPORTED(hipMallocManaged, "managed memory")
 HIPSIM_UNSUPPORTED(hipHostMalloc, "pinned host memory")
 HIPSIM_UNSUPPORTED(hipHostFree, "pinned host memory")
