@@ -186,7 +186,15 @@ void prune() {
 
 }  // namespace
 
-std::string stream_name(StreamKey s) { return s == 0 ? "the null stream" : "stream " + std::to_string(s); }
+std::map<StreamKey, std::string>& names() {
+  static std::map<StreamKey, std::string> m;
+  return m;
+}
+std::string stream_name(StreamKey s) {
+  if (auto it = names().find(s); it != names().end()) return it->second;
+  return s == 0 ? "the null stream" : "stream " + std::to_string(s);
+}
+void name_stream(StreamKey s, std::string name) { names()[s] = std::move(name); }
 
 void add_stream(StreamKey s, bool blocking) { stream(s).blocking = blocking; }
 

@@ -35,5 +35,6 @@ void host_waits_event(const void* event);
 void host_waits_all();
 
 std::string stream_name(StreamKey s);
+void name_stream(StreamKey s, std::string name);  // a stream of the check only (a graph node's): its name in findings
 
 }  // namespace hipsim::order

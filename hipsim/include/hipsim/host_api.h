@@ -1,5 +1,5 @@
 // The HIP host API subset the sim implements (hipsim/runtime/host_api.cpp): memory, streams, events, device
-// properties from the arch profile, errors. A finding of the checks makes the next synchronising call (hipMemcpy,
+// properties from the arch profile, errors, stream capture into graphs and their launch. A finding of the checks makes the next synchronising call (hipMemcpy,
 // hipDeviceSynchronize, hipStreamSynchronize, hipEventSynchronize) return hipErrorLaunchFailure and print the report.
 #pragma once
 #include <cstddef>
@@ -12,10 +12,18 @@ enum hipError_t {
   hipErrorOutOfMemory = 2,
   hipErrorInvalidDevicePointer = 17,
   hipErrorInvalidResourceHandle = 400,
+  hipErrorIllegalState = 401,
   hipErrorNotReady = 600,
   hipErrorIllegalAddress = 700,
   hipErrorLaunchFailure = 719,
   hipErrorNotSupported = 801,
+  hipErrorStreamCaptureUnsupported = 900,
+  hipErrorStreamCaptureInvalidated = 901,
+  hipErrorStreamCaptureMerge = 902,
+  hipErrorStreamCaptureUnmatched = 903,
+  hipErrorStreamCaptureUnjoined = 904,
+  hipErrorStreamCaptureIsolation = 905,
+  hipErrorStreamCaptureImplicit = 906,
   hipErrorUnknown = 999,
 };
 enum hipMemcpyKind {
@@ -44,6 +52,12 @@ struct hipDeviceProp_t {
 #define hipStreamDefault 0x0
 #define hipStreamNonBlocking 0x1
 #define hipEventDefault 0x0
+
+typedef struct __hipsim_graph* hipGraph_t;
+typedef struct __hipsim_graph_exec* hipGraphExec_t;
+typedef struct __hipsim_graph_node* hipGraphNode_t;
+enum hipStreamCaptureMode { hipStreamCaptureModeGlobal = 0, hipStreamCaptureModeThreadLocal, hipStreamCaptureModeRelaxed };
+enum hipStreamCaptureStatus { hipStreamCaptureStatusNone = 0, hipStreamCaptureStatusActive, hipStreamCaptureStatusInvalidated };
 
 extern "C" {
 const char* hipGetErrorString(hipError_t e);
@@ -74,5 +88,22 @@ hipError_t hipEventDestroy(hipEvent_t e);
 hipError_t hipEventRecord(hipEvent_t e, hipStream_t s);
 hipError_t hipEventSynchronize(hipEvent_t e);
 hipError_t hipEventElapsedTime(float* ms, hipEvent_t start, hipEvent_t stop);
+// Stream capture: kernels, hipMemcpyAsync/hipMemsetAsync and event record/wait issued on a capturing stream (or a
+// stream that joined the capture by waiting on an event recorded in it) become graph nodes with their dependencies.
+hipError_t hipStreamBeginCapture(hipStream_t s, hipStreamCaptureMode mode);
+hipError_t hipStreamEndCapture(hipStream_t s, hipGraph_t* graph);
+hipError_t hipStreamIsCapturing(hipStream_t s, hipStreamCaptureStatus* status);
+hipError_t hipStreamGetCaptureInfo(hipStream_t s, hipStreamCaptureStatus* status, unsigned long long* id);
+hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, hipGraphNode_t* error_node, char* log,
+                               std::size_t log_bytes);
+hipError_t hipGraphInstantiateWithFlags(hipGraphExec_t* exec, hipGraph_t graph, unsigned long long flags);
+// Replays the nodes on s as fresh launches, in their captured dependency order (what the race check sees).
+hipError_t hipGraphLaunch(hipGraphExec_t exec, hipStream_t s);
+hipError_t hipGraphExecDestroy(hipGraphExec_t exec);
+hipError_t hipGraphDestroy(hipGraph_t graph);
+}
+// The flags form of hipGraphInstantiate (as CUDA 12's cudaGraphInstantiate).
+inline hipError_t hipGraphInstantiate(hipGraphExec_t* exec, hipGraph_t graph, unsigned long long flags) {
+  return hipGraphInstantiateWithFlags(exec, graph, flags);
 }
 template <class T> inline hipError_t hipMalloc(T** p, std::size_t bytes) { return hipMalloc(reinterpret_cast<void**>(p), bytes); }
