@@ -182,8 +182,8 @@ __global__ __launch_bounds__(256) void splitk_rc(const T* a, const T* b, const T
   if (!last) return;
   __threadfence();  // acquire: the other shards' partials after their counts
 
-  float4 sum = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
-  float4 tot[NT];
+  float4 tot[NT];  // per N-tile: ((p0 + p1) + p2) + ... in ascending shard order, across batches
+  for (int nt = 0; nt < NT; ++nt) tot[nt] = make_float4(0.0f, 0.0f, 0.0f, 0.0f);
 #ifdef ONE_PASS_READBACK
   const int batch = k_rnd;  // every shard at once: nothing bounds 4096·NT·k_rnd by the LDS
 #else
@@ -196,7 +196,7 @@ __global__ __launch_bounds__(256) void splitk_rc(const T* a, const T* b, const T
         __builtin_amdgcn_global_load_lds(slot(b0 + i, nt), smem.readback + y * 64 + i * 256 + nt * 256 * nb, 16, 0, 0);
     asm volatile("s_waitcnt vmcnt(0)");
     for (int nt = 0; nt < NT; ++nt) {
-      float4 s = b0 == 0 ? sum : tot[nt];
+      float4 s = tot[nt];
       for (int i = 0; i < nb; ++i) {
         const float4 p = smem.readback[y * 64 + i * 256 + nt * 256 * nb + lane];
         if (b0 + i == 0) {

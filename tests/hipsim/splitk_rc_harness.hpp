@@ -97,11 +97,10 @@ bool judge(Case& k) {
   int stale = 0;
   for (int v : cntr) stale += v != 0;
   const dsv4::oracle::Verdict& v = r.outputs.at(0);
-  std::printf("%s %s bias=%s N=%d K=%d M=%d seed=%llu (%s, readback %d B in one pass): %s, %lld of %lld outside%s%s\n",
+  std::printf("%s %s bias=%s N=%d K=%d M=%d seed=%llu (%s, readback %d B in one pass): %s, %lld of %lld outside%s\n",
               r.pass && !stale ? "PASS" : "FAIL", k.dtype.c_str(), k.bias.c_str(), k.N, k.K, k.M, k.seed,
               tiles.plan.c_str(), k.plan.readback_bytes_one_pass(), r.pass ? "oracle pass" : "oracle FAIL",
-              (long long)v.failed, (long long)v.checked, stale ? ", counters not reset" : "",
-              v.where.summary.empty() ? "" : "");
+              (long long)v.failed, (long long)v.checked, stale ? ", counters not reset" : "");
   if (!r.pass) {
     std::printf("  oracle localisation: %s\n", v.where.summary.c_str());
     std::printf("  failing N-tiles:");
