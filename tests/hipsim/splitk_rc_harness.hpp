@@ -133,6 +133,7 @@ int run_one(Case k) {
 
 int main(int argc, char** argv) {
   using namespace splitk_harness;
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // one line per grid point as it finishes
   dsv4::oracle::require_default_policies(dsv4::Registry::instance());
   const std::string mode = argc > 1 ? argv[1] : "";
   auto dtype_ok = [](const std::string& d) { return d == "bf16" || d == "fp16"; };
