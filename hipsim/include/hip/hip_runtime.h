@@ -131,6 +131,7 @@ template <class T> inline T atomicCAS(T* p, T expected, T desired) {
 #include "hipsim/launch.h"
 #include "hipsim/amdgcn_lane.h"
 #include "hipsim/amdgcn_dpp.h"
+#include "hipsim/bf16_libcall.h"
 #include "hipsim/amdgcn_mfma.h"
 #include "hipsim/amdgcn_mem.h"
 #include "hipsim/amdgcn_asm.h"
