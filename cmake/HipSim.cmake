@@ -1,5 +1,5 @@
 # dsv4check_add_sim_executable(<name> SOURCES <.hip/.cu/.cpp files> [DEFINES ...] [INCLUDES ...] [LIBRARIES ...]
-#                              [ARCH gfx950|gfx942])
+#                              [ARCH gfx950|gfx942|gfx90a])
 # Builds unmodified HIP files into a host executable whose kernels run on the sim with every check (hipsim/). Each
 # source goes through hipsim/tools/chevrons.py (<<<>>>, extern __shared__ and inline asm, lines kept), then clang++-22 as host
 # C++20 with the sim's HIP headers first on the include path (and the source's own folder for #include "..."
@@ -14,7 +14,7 @@
 #   DSV4_HIPSIM_CHEVRONS     hipsim/tools/chevrons.py (asm_stmts.py, which it imports, lies beside it)
 #   DSV4_CLANGXX22, DSV4_HIPSIM_PYTHON, DSV4_HIPSIM_AVAILABLE
 # and the targets dsv4check::hipsim (runtime) and dsv4check::hipsim_pass (the plugin module).
-set(DSV4_HIPSIM_ARCHES gfx950 gfx942)
+set(DSV4_HIPSIM_ARCHES gfx950 gfx942 gfx90a)
 if(NOT DEFINED DSV4_HIPSIM_INCLUDE_DIR)
   get_filename_component(DSV4_HIPSIM_INCLUDE_DIR ${CMAKE_CURRENT_LIST_DIR}/../hipsim/include ABSOLUTE)
   get_filename_component(DSV4_HIPSIM_CHEVRONS ${CMAKE_CURRENT_LIST_DIR}/../hipsim/tools/chevrons.py ABSOLUTE)

@@ -11,6 +11,7 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "hipsim/include/hipsim/host_api.h"
@@ -26,6 +27,37 @@ namespace sd = dsv4::port::sim::detail;
 extern "C" {
 __attribute__((weak)) extern const char __hipsim_arch[];
 }
+
+namespace {
+// The arches a hipsim build may name (ARCH, cmake/HipSim.cmake's DSV4_HIPSIM_ARCHES): the executor profile its
+// kernels run on (wave size, LDS capacity) and what hipGetDeviceProperties reports. gfx90a (MI200, CDNA2) runs on
+// the gfx942 profile: 64-lane waves and 64 KiB LDS per workgroup as there (clang-22: "local memory (65537) exceeds
+// limit (65536)" for gfx90a). CUs and GFXIP 9.0 from AMD's ROCm "GPU specifications" table (gpu-specs.rst): MI250X
+// gfx90a, 220 CUs (110 per GCD, the device HIP sees), LDS 64 KiB; MI210 has 104.
+struct SimArch {
+  const char* name;
+  port::Arch executor;
+  int compute_units;
+  int minor;  // hipDeviceProp_t major is 9 for all
+};
+constexpr SimArch kSimArches[] = {
+    {"gfx950", port::Arch::gfx950, port::kGfx950.compute_units, 5},
+    {"gfx942", port::Arch::gfx942, port::kGfx942.compute_units, 4},
+    {"gfx90a", port::Arch::gfx942, 110, 0},
+};
+const SimArch* g_arch = &kSimArches[0];
+
+const SimArch* find_sim_arch(std::string_view name) {
+  for (const SimArch& a : kSimArches)
+    if (name == a.name) return &a;
+  return nullptr;
+}
+std::string sim_arch_names() {
+  std::string s;
+  for (const SimArch& a : kSimArches) s += (s.empty() ? "" : ", ") + std::string(a.name);
+  return s;
+}
+}  // namespace
 
 struct __hipsim_stream {
   port::Stream s;
@@ -255,8 +287,8 @@ void ensure_setup() {
   done = true;
   port::sim::Options o;
   if (&__hipsim_arch != nullptr) {
-    if (auto a = port::parse_arch(__hipsim_arch); a && *a != port::Arch::sm_90) o.arch = *a;
-    else fail(hipErrorNotSupported, std::string("unknown ARCH '") + __hipsim_arch + "' (gfx950, gfx942); using gfx950");
+    if (const SimArch* a = find_sim_arch(__hipsim_arch)) g_arch = a;
+    else fail(hipErrorNotSupported, std::string("unknown ARCH '") + __hipsim_arch + "' (" + sim_arch_names() + "); using gfx950");
   }
   if (const char* s = std::getenv("DSV4_SIM_SEED")) {
     g_random = true;
@@ -267,6 +299,7 @@ void ensure_setup() {
   if (const char* s = std::getenv("DSV4_SIM_ERROR_EXITCODE")) g_exit_code = std::atoi(s);
   g_report_file = std::getenv("DSV4_SIM_REPORT");
   watchdog_setup();
+  o.arch = g_arch->executor;
   o.wave_lockstep = true;
   o.barrier_skips_exited = true;
   port::sim::set_options(o);
@@ -286,7 +319,7 @@ bool flush_findings(const char* where) {
   for (const Finding& f : own) lines += f.line + "\n";
   if (own_total > own.size()) lines += "... and " + std::to_string(own_total - own.size()) + " more\n";
   std::fprintf(stderr, "hipsim: %zu finding(s) at %s (%s, arch %s)\n%s%s", r.total + own_total, where, sched.c_str(),
-               std::string(sd::Executor::get().profile->name).c_str(), r.to_string().c_str(), lines.c_str());
+               g_arch->name, r.to_string().c_str(), lines.c_str());
   if (g_report_file) {
     if (FILE* f = std::fopen(g_report_file, "a")) {
       for (const Finding& o : own)
@@ -430,8 +463,8 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   if (device != 0) return fail(hipErrorInvalidValue, "hipGetDeviceProperties: the sim has device 0 only");
   const port::ArchProfile& a = *sd::Executor::get().profile;
   std::memset(p, 0, sizeof *p);
-  std::snprintf(p->name, sizeof p->name, "dsv4check sim (%s)", std::string(a.name).c_str());
-  std::snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s", std::string(a.name).c_str());
+  std::snprintf(p->name, sizeof p->name, "dsv4check sim (%s)", g_arch->name);
+  std::snprintf(p->gcnArchName, sizeof p->gcnArchName, "%s", g_arch->name);
   p->totalGlobalMem = std::size_t(64) << 30;
   p->sharedMemPerBlock = a.lds_bytes_per_block;
   p->maxSharedMemoryPerMultiProcessor = a.lds_bytes_per_block;
@@ -439,9 +472,9 @@ hipError_t hipGetDeviceProperties(hipDeviceProp_t* p, int device) {
   p->maxThreadsPerBlock = 1024;
   p->maxThreadsDim[0] = p->maxThreadsDim[1] = p->maxThreadsDim[2] = 1024;
   p->maxGridSize[0] = p->maxGridSize[1] = p->maxGridSize[2] = 0x7FFFFFFF;
-  p->multiProcessorCount = a.compute_units;
+  p->multiProcessorCount = g_arch->compute_units;
   p->major = 9;
-  p->minor = a.arch == port::Arch::gfx942 ? 4 : 5;
+  p->minor = g_arch->minor;
   return hipSuccess;
 }
 

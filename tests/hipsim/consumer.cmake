@@ -22,8 +22,8 @@ set_tests_properties(hipsim.consumer.finds_planted_bug PROPERTIES FIXTURES_REQUI
 add_test(NAME hipsim.consumer.unknown_arch
   COMMAND ${CMAKE_COMMAND} -S ${CMAKE_CURRENT_SOURCE_DIR}/consumer -B ${consumer_work}/unknown_arch -G Ninja
           -DCMAKE_MAKE_PROGRAM=${CMAKE_MAKE_PROGRAM} -DCMAKE_CXX_COMPILER=${CMAKE_CXX_COMPILER}
-          -Ddsv4check_DIR=${CMAKE_BINARY_DIR} -DCONSUMER_ARCH=gfx90a)
+          -Ddsv4check_DIR=${CMAKE_BINARY_DIR} -DCONSUMER_ARCH=gfx1100)
 set_tests_properties(hipsim.consumer.unknown_arch PROPERTIES PASS_REGULAR_EXPRESSION
-  "dsv4check_add_sim_executable\\(consumer_gemv\\):[ \n]+unknown[ \n]+ARCH[ \n]+'gfx90a'[ \n]+\\(known:[ \n]+gfx950,[ \n]+gfx942\\)")
+  "dsv4check_add_sim_executable\\(consumer_gemv\\):[ \n]+unknown[ \n]+ARCH[ \n]+'gfx1100'[ \n]+\\(known:[ \n]+gfx950,[ \n]+gfx942,[ \n]+gfx90a\\)")
 set_tests_properties(hipsim.consumer.installed hipsim.consumer.build_tree hipsim.consumer.finds_planted_bug
   hipsim.consumer.unknown_arch PROPERTIES LABELS "hipsim;cpu" TIMEOUT 300)

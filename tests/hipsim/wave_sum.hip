@@ -53,8 +53,9 @@ int main(int argc, char** argv) {
   }
   hipDeviceProp_t prop;
   if (hipGetDeviceProperties(&prop, 0) != hipSuccess) return 3;
-  std::printf("wave_sum rows=%d cols=%d seed=%llu on %s (%zu B LDS per block, warpSize %d)\n", rows, cols, seed,
-              prop.gcnArchName, prop.sharedMemPerBlock, prop.warpSize);
+  std::printf("wave_sum rows=%d cols=%d seed=%llu on %s (%zu B LDS per block, warpSize %d), %d CUs, GFXIP %d.%d\n", rows,
+              cols, seed, prop.gcnArchName, prop.sharedMemPerBlock, prop.warpSize, prop.multiProcessorCount, prop.major,
+              prop.minor);
   std::mt19937_64 rng(seed);
   std::normal_distribution<float> dist(0.0f, 1.0f);
   std::vector<float> x(std::size_t(rows) * cols);

@@ -1,7 +1,7 @@
 // CDNA memory and scheduling builtins for plain-HIP kernels on the sim: global_load_lds (asynchronous global -> LDS
 // DMA), s_waitcnt, the scheduling hints, buffer resources with raw_buffer_load/store. The emulation and its ISA rules
 // are in hipsim/runtime/lds_dma.cpp and buffer_ops.cpp; this header only marshals operands.
-// Rules (clang-22's signatures, checked with clang++-22 --cuda-device-only for gfx942 and gfx950):
+// Rules (clang-22's signatures, checked with clang++-22 --cuda-device-only for gfx90a, gfx942 and gfx950):
 // - global_load_lds / load_to_lds(src, dst, size, offset, aux): any pointer types (HIP passes generic ones); size 1,
 //   2, 4, and 12, 16 on gfx950 only; offset a 13-bit signed immediate. A constant size the target lacks is a compile
 //   error, as in clang.

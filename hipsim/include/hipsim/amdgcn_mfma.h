@@ -8,8 +8,9 @@
 // - CBSZ/ABID (A broadcast) and BLGP (B lane groups) exist for the multi-block 4x4x4 forms: CBSZ 0-4, ABID below
 //   2^CBSZ, BLGP 0-7. A single-block instruction takes 0 for all three; anything else is a compile error here.
 //   (clang also refuses a non-constant value; here one compiles and a bad one fails the launch at run time.)
-// - 16x16x32 and 32x32x16 f16/bf16 and the scaled 16x16x128 are gfx950 only: on gfx942 a call is a compile error
-//   naming the builtin, as in clang.
+// - 16x16x32 and 32x32x16 f16/bf16 and the scaled 16x16x128 are gfx950 only, the fp8/bf8 forms gfx942 and gfx950
+//   only (clang: target features gfx950-insts, fp8-insts): elsewhere a call is a compile error naming the builtin
+//   and the arch, as in clang. gfx90a has the 4x4x4, 16x16x16 and 32x32x8 f16 and bf16_1k forms.
 #pragma once
 #include <cstddef>
 #include <cstring>
@@ -91,6 +92,24 @@ HIPSIM_MFMA(f32_32x32x8f16, mfma_f16, mfma_h4, 32, 32, 8, 1, __hipsim_mfma_f16, 
 HIPSIM_MFMA(f32_4x4x4bf16_1k, mfma_f4, mfma_s4, 4, 4, 4, 16, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
 HIPSIM_MFMA(f32_16x16x16bf16_1k, mfma_f4, mfma_s4, 16, 16, 16, 1, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
 HIPSIM_MFMA(f32_32x32x8bf16_1k, mfma_f16, mfma_s4, 32, 32, 8, 1, __hipsim_mfma_bf16, __hipsim_mfma_bf16)
+#if defined(__gfx90a__)
+#define HIPSIM_MFMA_BUILT_FOR "gfx90a"
+// clang: "'__builtin_amdgcn_mfma_f32_16x16x32_fp8_fp8' needs target feature fp8-insts".
+#define HIPSIM_MFMA_FP8_ONLY(name, VD)                                                                          \
+  hipsim_detail::VD __builtin_amdgcn_mfma_##name(hipsim_detail::mfma_l, hipsim_detail::mfma_l, hipsim_detail::VD, \
+                                                 int, int, int) =                                               \
+      delete("hipsim: needs target feature fp8-insts (gfx942 and gfx950 only; this file is built for gfx90a)");
+HIPSIM_MFMA_FP8_ONLY(f32_16x16x32_fp8_fp8, mfma_f4)
+HIPSIM_MFMA_FP8_ONLY(f32_16x16x32_fp8_bf8, mfma_f4)
+HIPSIM_MFMA_FP8_ONLY(f32_16x16x32_bf8_fp8, mfma_f4)
+HIPSIM_MFMA_FP8_ONLY(f32_16x16x32_bf8_bf8, mfma_f4)
+HIPSIM_MFMA_FP8_ONLY(f32_32x32x16_fp8_fp8, mfma_f16)
+HIPSIM_MFMA_FP8_ONLY(f32_32x32x16_fp8_bf8, mfma_f16)
+HIPSIM_MFMA_FP8_ONLY(f32_32x32x16_bf8_fp8, mfma_f16)
+HIPSIM_MFMA_FP8_ONLY(f32_32x32x16_bf8_bf8, mfma_f16)
+#undef HIPSIM_MFMA_FP8_ONLY
+#else
+#define HIPSIM_MFMA_BUILT_FOR "gfx942"
 HIPSIM_MFMA(f32_16x16x32_fp8_fp8, mfma_f4, mfma_l, 16, 16, 32, 1, HIPSIM_MFMA_FP8, HIPSIM_MFMA_FP8)
 HIPSIM_MFMA(f32_16x16x32_fp8_bf8, mfma_f4, mfma_l, 16, 16, 32, 1, HIPSIM_MFMA_FP8, HIPSIM_MFMA_BF8)
 HIPSIM_MFMA(f32_16x16x32_bf8_fp8, mfma_f4, mfma_l, 16, 16, 32, 1, HIPSIM_MFMA_BF8, HIPSIM_MFMA_FP8)
@@ -99,6 +118,7 @@ HIPSIM_MFMA(f32_32x32x16_fp8_fp8, mfma_f16, mfma_l, 32, 32, 16, 1, HIPSIM_MFMA_F
 HIPSIM_MFMA(f32_32x32x16_fp8_bf8, mfma_f16, mfma_l, 32, 32, 16, 1, HIPSIM_MFMA_FP8, HIPSIM_MFMA_BF8)
 HIPSIM_MFMA(f32_32x32x16_bf8_fp8, mfma_f16, mfma_l, 32, 32, 16, 1, HIPSIM_MFMA_BF8, HIPSIM_MFMA_FP8)
 HIPSIM_MFMA(f32_32x32x16_bf8_bf8, mfma_f16, mfma_l, 32, 32, 16, 1, HIPSIM_MFMA_BF8, HIPSIM_MFMA_BF8)
+#endif
 
 #if defined(__gfx950__)
 HIPSIM_MFMA(f32_16x16x32_f16, mfma_f4, mfma_h8, 16, 16, 32, 1, __hipsim_mfma_f16, __hipsim_mfma_f16)
@@ -128,7 +148,7 @@ inline hipsim_detail::mfma_f4 __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(
 #define HIPSIM_MFMA_GFX950_ONLY(name, VD, VA)                                                                 \
   hipsim_detail::VD __builtin_amdgcn_mfma_##name(hipsim_detail::VA, hipsim_detail::VA, hipsim_detail::VD, int, int, \
                                                  int) =                                                       \
-      delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for gfx942)");
+      delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for " HIPSIM_MFMA_BUILT_FOR ")");
 HIPSIM_MFMA_GFX950_ONLY(f32_16x16x32_f16, mfma_f4, mfma_h8)
 HIPSIM_MFMA_GFX950_ONLY(f32_16x16x32_bf16, mfma_f4, mfma_y8)
 HIPSIM_MFMA_GFX950_ONLY(f32_32x32x16_f16, mfma_f16, mfma_h8)
@@ -136,7 +156,7 @@ HIPSIM_MFMA_GFX950_ONLY(f32_32x32x16_bf16, mfma_f16, mfma_y8)
 hipsim_detail::mfma_f4 __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(hipsim_detail::mfma_i8, hipsim_detail::mfma_i8,
                                                                         hipsim_detail::mfma_f4, int, int, int, int,
                                                                         int, int) =
-    delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for gfx942)");
+    delete("hipsim: needs target feature gfx950-insts (gfx950 only; this file is built for " HIPSIM_MFMA_BUILT_FOR ")");
 #undef HIPSIM_MFMA_GFX950_ONLY
 #endif
 
@@ -145,3 +165,4 @@ hipsim_detail::mfma_f4 __builtin_amdgcn_mfma_scale_f32_16x16x128_f8f6f4(hipsim_d
 #undef HIPSIM_MFMA_RULE_16
 #undef HIPSIM_MFMA_FP8
 #undef HIPSIM_MFMA_BF8
+#undef HIPSIM_MFMA_BUILT_FOR
