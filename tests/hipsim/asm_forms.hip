@@ -83,7 +83,7 @@ __global__ void asm_forms(const float* in, float* out, int* iout) {
   iout[0 * 64 + l] = __builtin_amdgcn_sdot4(ia, ib, 10, false);
   iout[1 * 64 + l] = __builtin_amdgcn_sdot4(ia, ib, -2147483000, true);
   // the waits around an LDS DMA
-  __builtin_amdgcn_global_load_lds(in + l, stage, 4, 0, 0);
+  __builtin_amdgcn_global_load_lds(const_cast<float*>(in + l), stage, 4, 0, 0);
   asm volatile("s_waitcnt vmcnt(0)" ::: "memory");
   asm volatile("s_waitcnt lgkmcnt(0)");
   asm volatile("s_waitcnt vmcnt(0) lgkmcnt(0)");

@@ -18,7 +18,7 @@
 #include <cstdio>
 #include <vector>
 
-__global__ void stage_swap(const float* src, float* out, int active) {
+__global__ void stage_swap(float* src, float* out, int active) {
   __shared__ float tile[128];
   const int t = threadIdx.x, lane = t % 64, w = t / 64;
   tile[t] = -1.0f - float(t);  // sentinel
@@ -32,9 +32,9 @@ __global__ void stage_swap(const float* src, float* out, int active) {
   if (lane & 1) dst += 1;
 #endif
 #if defined(BUG_GLOBAL_SRC_OOB)
-  const float* from = src + t + 1;
+  float* from = src + t + 1;
 #else
-  const float* from = src + t;
+  float* from = src + t;
 #endif
   if (lane < active) __builtin_amdgcn_global_load_lds(from, dst, 4, 0, 0);
 #if !defined(BUG_READ_BEFORE_WAIT)
@@ -44,7 +44,7 @@ __global__ void stage_swap(const float* src, float* out, int active) {
   out[t] = tile[(t + 64) % 128];
 }
 
-__global__ void stage_u16(const unsigned short* src, unsigned short* out) {
+__global__ void stage_u16(unsigned short* src, unsigned short* out) {
   __shared__ unsigned short t16[160];
   __shared__ unsigned short g16[160];
   const int t = threadIdx.x;
@@ -61,7 +61,7 @@ __global__ void stage_u16(const unsigned short* src, unsigned short* out) {
 }
 
 #if defined(__gfx950__)
-__global__ void stage_wide(const unsigned* src, unsigned* out12, unsigned* out16) {
+__global__ void stage_wide(unsigned* src, unsigned* out12, unsigned* out16) {
   __shared__ unsigned w12[256];
   __shared__ unsigned w16[256];
   const int t = threadIdx.x;

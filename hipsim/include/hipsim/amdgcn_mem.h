@@ -30,6 +30,12 @@ inline void __builtin_amdgcn_global_load_lds(G* src, L* dst, unsigned size, int 
   __hipsim_global_load_lds((const void*)src, (void*)dst, size, offset, aux, &loc);
 }
 
+// clang-22 declares the source `void __global *`: a pointer to const does not convert (cast it, as on hardware).
+template <class G, class L>
+void __builtin_amdgcn_global_load_lds(const G* src, L* dst, unsigned size, int offset, unsigned aux,
+                                      std::source_location loc = std::source_location::current()) =
+    delete("hipsim: global_load_lds takes a non-const source pointer in clang-22 (cast away const)");
+
 // load_to_lds: the generic-pointer form clang-22 also has; from global memory it is global_load_lds.
 template <class G, class L>
 inline void __builtin_amdgcn_load_to_lds(G* src, L* dst, unsigned size, int offset, unsigned aux,
