@@ -16,14 +16,7 @@
 #include "reference/formats/format.hpp"
 #include "reference/registry/registry.hpp"
 
-#define HIPSIM_CHECK(call)                                                                    \
-  do {                                                                                        \
-    const hipError_t e_ = (call);                                                             \
-    if (e_ != hipSuccess) {                                                                   \
-      std::fprintf(stderr, "%s failed: %s (%s)\n", #call, hipGetErrorName(e_), hipGetErrorString(e_)); \
-      return 3;                                                                               \
-    }                                                                                         \
-  } while (0)
+#include "tests/hipsim/hip_check.hpp"
 
 int main(int argc, char** argv) {
   if (argc < 3) {
