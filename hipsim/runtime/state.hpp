@@ -35,10 +35,15 @@ struct DeviceVarSite {
 // Bytes after every allocation that belong to it but not to the user: an access there is reported, not a crash.
 inline constexpr std::size_t kRedzone = 256;
 
+// Freed hipMalloc bytes (with redzones) kept mapped so that a use after hipFree is reported; beyond this the oldest
+// freed blocks are returned to the host allocator (the newest freed block is always kept).
+inline constexpr std::size_t kQuarantineBytes = std::size_t(256) << 20;
+
 void* allocate(std::size_t bytes, const char* kind);
 // A file-scope (`__device__`) variable, registered at the first access from a kernel (idempotent).
 void register_device_var(const DeviceVarSite& s);
-bool release(void* p);  // false: not a live allocation
+bool release(void* p);  // false: not a live hipMalloc or kernel-argument allocation
+std::size_t quarantined_bytes();  // freed hipMalloc bytes still mapped (<= kQuarantineBytes but for the newest)
 // The allocation whose [base, base + bytes + kRedzone) contains p (live or freed), or nullptr.
 const Allocation* find_allocation(std::uintptr_t p);
 
