@@ -1,6 +1,6 @@
 // The whole-wave bodies of the CDNA cross-lane builtins (hipsim/amdgcn_lane.h), run once per wave by
 // __hipsim_wave_collective. Rules: AMD CDNA3 ISA guide, "VOP1 instructions" V_READFIRSTLANE_B32 (the value of the
-// first active lane) and "VOP3 instructions" V_READLANE_B32 / V_WRITELANE_B32 (lane select taken modulo the wave size).
+// first active lane) and "VOP3 instructions" V_READLANE_B32 (lane select taken modulo the wave size).
 #include "hipsim/abi_lane.h"
 
 #include <cstdint>
@@ -13,11 +13,6 @@ extern "C" void __hipsim_lane_select(const void* user, int lanes, const void* co
   const int op = static_cast<int>(reinterpret_cast<std::intptr_t>(user));
   const auto* o0 = static_cast<const Operands*>(in[0]);
   for (int l = 0; l < lanes; ++l) {
-    const auto* o = static_cast<const Operands*>(in[l]);
-    int r;
-    if (op == 0) r = o0->value;
-    else if (op == 1) r = static_cast<const Operands*>(in[o0->lane & (lanes - 1)])->value;
-    else r = (l == (o0->lane & (lanes - 1))) ? o0->value : o->old;
-    *static_cast<int*>(out[l]) = r;
+    *static_cast<int*>(out[l]) = op == 0 ? o0->value : static_cast<const Operands*>(in[o0->lane & (lanes - 1)])->value;
   }
 }

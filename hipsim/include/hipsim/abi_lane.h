@@ -5,6 +5,6 @@
 
 extern "C" {
 // fn for __hipsim_wave_collective: in[l] -> {int value; int lane;}, out[l] -> int.
-// user: 0 readfirstlane (lane 0's value: the sim runs every lane), 1 readlane, 2 writelane (in: value, lane, old).
+// user: 0 readfirstlane (lane 0's value: the sim runs every lane), 1 readlane.
 void __hipsim_lane_select(const void* user, int lanes, const void* const* in, void* const* out);
 }

@@ -6,6 +6,8 @@
 // - sdot4: signed bytes of S0 and S1 (byte i with byte i), products summed with S2 in 32-bit integers (wrapping);
 //   clamp saturates to the int32 range instead.
 // They run per lane (no wave meeting).
+// fdot2_f32_bf16 is gfx950's (clang-22: "needs target feature dot12-insts" on gfx942 and gfx90a): elsewhere a call
+// is a compile error naming the builtin, as in clang.
 #pragma once
 #include <cstdint>
 
@@ -28,11 +30,22 @@ inline double bf16_value(__bf16 h) {  // by its bits: bf16 is the top half of an
   return double(__builtin_bit_cast(float, std::uint32_t(__builtin_bit_cast(std::uint16_t, h)) << 16));
 }
 }  // namespace hipsim_detail
+#if defined(__gfx950__)
 inline float __builtin_amdgcn_fdot2_f32_bf16(__hipsim_bf16x2_t a, __hipsim_bf16x2_t b, float c, bool clamp) {
   using hipsim_detail::bf16_value;
   return hipsim_detail::dot_clamp(bf16_value(a.x) * bf16_value(b.x) + bf16_value(a.y) * bf16_value(b.y) + double(c),
                                   clamp);
 }
+#else
+float __builtin_amdgcn_fdot2_f32_bf16(__hipsim_bf16x2_t, __hipsim_bf16x2_t, float, bool) =
+    delete("hipsim: needs target feature dot12-insts (gfx950 only; this file is built for "
+#if defined(__gfx90a__)
+           "gfx90a"
+#else
+           "gfx942"
+#endif
+           ")");
+#endif
 inline int __builtin_amdgcn_sdot4(int a, int b, int c, bool clamp) {
   std::int64_t s = c;
   for (int i = 0; i < 4; ++i) s += std::int64_t(std::int8_t(a >> (8 * i))) * std::int8_t(b >> (8 * i));
