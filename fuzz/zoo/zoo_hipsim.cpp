@@ -1,5 +1,5 @@
-// Zoo entries of the plain-HIP kernels of tests/hipsim (issue 30): each planted -D bug of gemv_dpp.hip and
-// skinny_splitk.hip is its own sim executable, built in the test tree; a probe runs the buggy executable (or the
+// Zoo entries of the plain-HIP kernels of tests/hipsim (issue 30): each planted -D bug of gemv_dpp.hip,
+// skinny_splitk.hip and splitk_rc.hip is its own sim executable, built in the test tree; a probe runs the buggy executable (or the
 // correct one, for the clean run) with the case's arguments and turns what it prints into findings: the sim's
 // lds_* reports -> lds-violation; its other reports (wave_divergence, barrier_divergence, global_out_of_range,
 // deadlock, kernel_exception) -> sim-report; the harness's comparison with skinny_gemm's float64 reference within
@@ -90,8 +90,9 @@ ZooEntry hipsim_entry(const HipsimBug& b) {
 }  // namespace
 
 std::vector<ZooEntry> hipsim_entries() {
-  const std::string gemv = "hipsim_gemv_dpp_correct", skinny = "hipsim_skinny_correct";
-  // Arguments: gemv_dpp K M SEED, skinny_splitk N K M SEED. Earlier cases are shapes the bug does not reach.
+  const std::string gemv = "hipsim_gemv_dpp_correct", skinny = "hipsim_skinny_correct", rc = "hipsim_splitk_rc";
+  // Arguments: gemv_dpp K M SEED, skinny_splitk N K M SEED, splitk_rc run|streams DTYPE [BIAS] N K M SEED. Earlier
+  // cases are shapes the bug does not reach.
   const std::vector<HipsimBug> bugs = {
       {"H1", "GEMV DPP row_bcast:15 under a wrong row mask (lane 63 misses row 2's sum)",
        "hipsim_gemv_dpp_bug_wrong_row_mask", gemv, Detector::oracle_localisation, {"mismatch y[", "outside the error bound"},
@@ -112,6 +113,11 @@ std::vector<ZooEntry> hipsim_entries() {
        Detector::sim_report, {"global_out_of_range", "past its end"}, {"4 512 32 911", "4 512 45 912"}},
       {"H9", "skinny staging leaves the rows of a past N unwritten", "hipsim_skinny_bug_uninit", skinny,
        Detector::lds_violation, {"lds_uninitialized_read", "::smem'"}, {"4 512 16 913", "2 512 16 914"}},
+      {"H10", "wvSplitKrc one-pass readback stages every K-shard at once (known-bugs #1: global_load_lds past LDS)",
+       "hipsim_splitk_rc_one_pass", rc, Detector::lds_violation, {"lds_out_of_range", "of a 163840 B array (outside the block's LDS: dropped)"},
+       {"run bf16 none 13 2880 128 915", "run bf16 m 65 5248 128 916"}},
+      {"H11", "wvSplitKrc static workspace shared by two streams (known-bugs #3)", "hipsim_splitk_rc_static_ws", rc,
+       Detector::sim_report, {"stream_race", "g_splitk_ws"}, {"streams bf16 29 2880 128 917"}},
   };
   std::vector<ZooEntry> v;
   for (const auto& b : bugs) v.push_back(hipsim_entry(b));

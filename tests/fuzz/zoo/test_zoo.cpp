@@ -149,7 +149,8 @@ TEST(Zoo, CorrectImplementationsRaiseNoAlarm) {
   }
 }
 
-// H1-H9: the planted -D bugs of tests/hipsim's gemv_dpp.hip and skinny_splitk.hip, run as their sim executables
+// H1-H11: the planted -D bugs of tests/hipsim's gemv_dpp.hip, skinny_splitk.hip and splitk_rc.hip, run as their sim
+// executables
 // (fuzz/zoo/zoo_hipsim.cpp); present exactly when the sim toolchain built them. Each caught by its detector with
 // the finding's kind and array in the diagnosis; the correct executables quiet over the same cases.
 TEST(Zoo, HipsimPlantedBugs) {
@@ -163,7 +164,10 @@ TEST(Zoo, HipsimPlantedBugs) {
   caught_when("H7", {"barrier_divergence"}, When::at, 2, "K = 1024 gives every wave K work");
   caught_when("H8", {"global_out_of_range"}, When::at, 2, "M = 32 never reaches row M");
   caught_when("H9", {"lds_uninitialized_read"}, When::at, 2, "N = 4 writes every row of the stage");
-  for (const char* id : {"H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8", "H9"}) {
+  caught_when("H10", {"lds_out_of_range", "163840 B array (outside the block's LDS: dropped)", "readback 172032 B"},
+              When::at, 2, "N = 13 at K = 2880 stages in one pass within LDS");
+  caught("H11", {"stream_race", "g_splitk_ws"});
+  for (const char* id : {"H1", "H2", "H3", "H4", "H5", "H6", "H7", "H8", "H9", "H10", "H11"}) {
     const zoo::ZooResult r = zoo::run_clean(*zoo::find_entry(id));
     EXPECT_FALSE(r.false_alarm) << id << ": " << r.false_alarm_text;
   }
