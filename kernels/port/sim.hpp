@@ -70,6 +70,7 @@ struct Violation {
   std::uint64_t launch_id = 0;
   Dim3 block;
   Dim3 thread;
+  bool has_position = true;        // false: found before any block ran (a rejected launch); block/thread unset
   std::string array;               // LDS array name ("" when not an LDS violation)
   std::int64_t offset = 0;         // byte offset of the access from the start of the array (may be negative)
   std::size_t size = 0;            // bytes accessed

@@ -108,6 +108,7 @@ void enqueue_launch(const LaunchConfig& cfg, std::function<void()> body) {
     Violation v;
     v.kind = ViolationKind::lds_capacity;
     v.kernel = name;
+    v.has_position = false;
     v.size = cfg.dynamic_lds_bytes;
     v.array_bytes = ex.profile->lds_bytes_per_block;
     v.detail = "dynamic LDS request above the " + std::string(ex.profile->name) + " capacity";

@@ -41,9 +41,10 @@ std::string_view to_string(ViolationKind k) {
 }
 
 std::string Violation::to_string() const {
-  std::string s = std::string(sim::to_string(kind)) + " in kernel '" + kernel + "' (launch " +
-                  std::to_string(launch_id) + ") block " + port::to_string(block) + " thread " +
-                  port::to_string(thread);
+  std::string s = std::string(sim::to_string(kind)) + " in kernel '" + kernel + "' ";
+  s += has_position ? "(launch " + std::to_string(launch_id) + ") block " + port::to_string(block) + " thread " +
+                          port::to_string(thread)
+                    : std::string("(launch rejected before any block ran)");
   if (!array.empty()) {
     s += " array '" + array + "' offset " + std::to_string(offset) + " size " + std::to_string(size) + " (array " +
          std::to_string(array_bytes) + " B)";
