@@ -1,8 +1,8 @@
 // The whole-wave body of the MFMA builtins (hipsim/amdgcn_mfma.h): D = A*B + C for one wave of 64 lanes, run once
 // per wave by __hipsim_wave_collective. Operands are decoded bit-exactly by reference/formats.
 // Layout (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions", dense MFMA register layout; the gfx950-only forms
-// are taken to follow it, unconfirmed against the CDNA4 guide), for an MxNxK instruction with `blocks` blocks,
-// P = K*M*blocks/64 values per lane and L = 64/blocks lanes per block:
+// follow it, as IREE's compiler lays them out; not checked against the CDNA4 guide), for an MxNxK instruction with
+// `blocks` blocks, P = K*M*blocks/64 values per lane and L = 64/blocks lanes per block:
 //   A[i][k] of block b: lane i + M*(k/P) + L*b, value k%P   (value e in bits [w*e+w-1 : w*e] of the registers)
 //   B[k][j] of block b: lane j + N*(k/P) + L*b, value k%P
 //   C/D[i][j] of block b: with G = 64/(N*blocks) lane groups, lane j + N*((i/4)%G) + L*b, register 4*(i/(4G)) + i%4.

@@ -3,7 +3,7 @@
 // whole-wave instruction: every lane's A, B and C registers meet in __hipsim_wave_collective and the runtime's
 // __hipsim_mfma computes D = A*B + C by the ISA's lane layout (hipsim/runtime/amdgcn_mfma.cpp).
 // Rules (AMD CDNA3 ISA guide, "Matrix Arithmetic Instructions"; the gfx950-only forms follow the same dense layout,
-// unconfirmed against the CDNA4 guide: tests/hipsim/mfma_layouts/generate.sh):
+// as IREE's compiler lays them out, not checked against the CDNA4 guide: tests/hipsim/mfma_layouts/generate.sh):
 // - fp8/bf8 operands are FNUZ (e4m3fnuz/e5m2fnuz) on gfx942 and OCP (e4m3fn/e5m2) on gfx950.
 // - CBSZ/ABID (A broadcast) and BLGP (B lane groups) exist for the multi-block 4x4x4 forms: CBSZ 0-4, ABID below
 //   2^CBSZ, BLGP 0-7. A single-block instruction takes 0 for all three; anything else is a compile error here.

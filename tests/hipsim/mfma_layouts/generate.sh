@@ -5,8 +5,11 @@
 # D[i][j] (".Bn": block n) every register (or 16/8-bit slice of one) holds. Facts, not code: the tests read them.
 # The gfx950-only tables (cdna4/) are not produced by the calculator (it stops at CDNA3). They are written below from
 # a stated rule: the dense-MFMA layout of the CDNA3 tables (lane = row/column + T * (k / values per lane)), extended to
-# 8 and 32 values per lane. The CDNA4 ISA guide could not be consulted when they were written (not retrievable here):
-# check them against its "Matrix Arithmetic Instructions" chapter before trusting a gfx950-only result.
+# 8 and 32 values per lane. The CDNA4 ISA guide could not be consulted (not retrievable here). Second source: the
+# layouts IREE's compiler assigns these gfx950 instructions (iree-org/iree, compiler/src/iree/compiler/Codegen/
+# Dialect/GPU/IR/IREEGPUAttrs.cpp, getSingleSubgroupLayout: 16x16x32 and 32x32x16 f16/bf16 and 16x16x128 fp8/bf8
+# share the CDNA3 fp8 rule, k = (values per lane) * (lane / T) + e, and the CDNA3 16x16 / 32x32 D layout) agree
+# with every table here but the fp4 packing of the scaled 16x16x128, which IREE does not list.
 # Usage: generate.sh /path/to/matrix_calculator.py
 set -eu
 calc=${1:?usage: generate.sh /path/to/matrix_calculator.py}
@@ -42,7 +45,7 @@ for shape in 16:16x16x32:16x16x16 32:32x32x16:32x32x8; do
   T=${shape%%:*}; rest=${shape#*:}; s4=${rest%%:*}; s3=${rest#*:}
   for t in f16 bf16; do
     insn=v_mfma_f32_${s4}_$t
-    hdr="Source: the CDNA3 dense rule extended (generate.sh), unconfirmed in the CDNA4 ISA guide"
+    hdr="Source: the CDNA3 dense rule extended (generate.sh); agrees with IREE's gfx950 layouts, not the CDNA4 ISA guide"
     for m in A B; do
       { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"; echo "$hdr"
         awk -v m=$m -v T=$T 'BEGIN {
@@ -67,7 +70,7 @@ for w in 8 4; do
   name=$([ $w = 8 ] && echo fp8 || echo fp4)
   for m in A B; do
     { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
-      echo "Source: the CDNA3 dense rule extended (generate.sh), unconfirmed in the CDNA4 ISA guide; $name operands"
+      echo "Source: the CDNA3 dense rule extended (generate.sh); $([ $w = 8 ] && echo "agrees with IREE's gfx950 layouts" || echo "fp4 packing unconfirmed"), not the CDNA4 ISA guide; $name operands"
       awk -v m=$m -v w=$w 'BEGIN {
         printf "lane"
         for (e = 0; e < 32; ++e) { b = w * e; printf ",v%d.[%d:%d]", int(b / 32), b % 32 + w - 1, b % 32 }
@@ -79,5 +82,5 @@ for w in 8 4; do
   done
 done
 { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
-  echo "Source: the CDNA3 dense rule extended (generate.sh), unconfirmed in the CDNA4 ISA guide"
+  echo "Source: the CDNA3 dense rule extended (generate.sh), not the CDNA4 ISA guide"
   sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_16x16x16_f16.D.csv"; } > "$here/cdna4/$insn.D.csv"
