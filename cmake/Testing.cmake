@@ -6,11 +6,15 @@
 # code that configures it keeps working). dsv4_tests_<label> builds the registered executables of one label.
 include(GoogleTest)
 set(DSV4_TEST_SKIP_LABELS "" CACHE STRING "Labels whose test executables are left out of `all` and of ctest")
+# DSV4_TEST_TIMEOUT_SCALE: every gtest executable's TIMEOUT is multiplied by it (the asan preset sets 3: its code runs
+# ~3x slower, so a test near its limit would time out there and nowhere else).
+set(DSV4_TEST_TIMEOUT_SCALE 1 CACHE STRING "Multiplier of every gtest TIMEOUT (sanitizer builds run slower)")
 function(dsv4_add_gtest name)
   cmake_parse_arguments(T "" "TIMEOUT" "SOURCES;LIBS;LABELS" ${ARGN})
   if(NOT T_TIMEOUT)
     set(T_TIMEOUT 600)
   endif()
+  math(EXPR T_TIMEOUT "${T_TIMEOUT} * ${DSV4_TEST_TIMEOUT_SCALE}")
   set(skipped_label "")
   foreach(l ${T_LABELS})
     if(l IN_LIST DSV4_TEST_SKIP_LABELS)
