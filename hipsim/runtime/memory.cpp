@@ -21,6 +21,7 @@ struct Registry {
   std::map<std::uintptr_t, Allocation> by_base;  // live and quarantined allocations, by first byte
   std::deque<std::uintptr_t> quarantine;         // freed hipMalloc blocks, oldest first
   std::size_t quarantined_bytes = 0;
+  std::size_t held_bytes = 0;  // footprints of every block allocate() made that is not yet forgotten
 };
 Registry& registry() {
   static Registry* r = new Registry;  // immortal (see the header comment)
@@ -29,6 +30,7 @@ Registry& registry() {
 std::size_t footprint(std::size_t bytes) { return (bytes + kRedzone + 255) / 256 * 256; }
 
 void forget(Registry& r, std::map<std::uintptr_t, Allocation>::iterator it) {
+  r.held_bytes -= footprint(it->second.bytes);
   std::free(reinterpret_cast<void*>(it->first));
   r.by_base.erase(it);
 }
@@ -43,6 +45,7 @@ void* allocate(std::size_t bytes, const char* kind) {
   static std::uint64_t user_serial = 0;
   const bool user = std::strcmp(kind, "hipMalloc") == 0;
   registry().by_base[base] = Allocation{base, bytes, true, kind, user ? ++user_serial : 0, user, {}};
+  registry().held_bytes += total;
   return p;
 }
 
@@ -80,6 +83,12 @@ bool release(void* p) {
 }
 
 std::size_t quarantined_bytes() { return registry().quarantined_bytes; }
+
+}  // namespace hipsim
+
+extern "C" std::size_t __hipsim_held_bytes() { return hipsim::registry().held_bytes; }
+
+namespace hipsim {
 
 const Allocation* find_allocation(std::uintptr_t p) {
   auto& r = registry().by_base;

@@ -34,6 +34,9 @@ std::uint16_t __hipsim_f32_to_f16_rn(float x);
 float __hipsim_f16_to_f32(std::uint16_t h);
 // host side
 void* __hipsim_kernargs(std::size_t bytes);  // memory the kernel's arguments live in (a readable allocation)
+// Bytes of host memory the runtime holds for device allocations (live and quarantined hipMalloc blocks and kernel
+// arguments, redzones included); for tests of the runtime's own footprint, which RSS cannot show under ASan.
+std::size_t __hipsim_held_bytes();
 int __hipsim_enqueue(const char* name, void* kernel, __hipsim_uint3 grid, __hipsim_uint3 block, std::size_t lds,
                      hipStream_t stream, void (*invoke)(void* kernel, void* args), void* args,
                      void (*destroy)(void* args));
