@@ -10,10 +10,8 @@
 
 #include "kernels/kernel_registry.hpp"
 #include "kernels/port/sim.hpp"
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
-#if !defined(DSV4_BACKEND_HIP)
-#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
-#endif
 
 namespace dsv4::kernels {
 
@@ -124,22 +122,7 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
   j["workspace_bytes"] = plan.workspace_bytes;
   j["k_shards"] = plan.k_rnd;
   j["k_shard_size"] = plan.k_shard;
-#if !defined(DSV4_BACKEND_HIP)
-  const bool warpgroups = plan.wgmma || plan.producer_warp;
-  if (plan.mma)  // the sm_90 tensor-core layout the plan's time model chose (model_cost: relative, SkinnyTimeModel)
-    j["tensor_core"] = {{"kernel", plan.producer_warp ? "wgmma.m64nNk16 producer-warp"
-                                   : plan.wgmma       ? "wgmma.m64nNk16"
-                                                      : "mma.m16n8k16"},
-                        {warpgroups ? "warpgroup_tile" : "warp_tile", {16 * plan.mma_m_tiles, 8 * plan.mma_n_blocks}},
-                        {warpgroups ? "warpgroups" : "warps", {plan.mma_warps_m, plan.mma_warps_n}},
-                        {"k_groups", plan.k_groups},
-                        {"output_row_slices", {plan.n_slices, plan.slice_rows}},
-                        {"overlap_previous", plan.overlap_previous},
-                        {"shard_reduction", plan.shard_reduction()},
-                        {"cluster_blocks", plan.cluster_blocks},
-                        {"ring", {plan.mma_stages, plan.mma_panels, warpgroups ? kWgmmaPanelK : kMmaPanelK}},
-                        {"model_cost", plan.mma_model_cost}};
-#endif
+  if (plan.arch_layout) j[plan.arch_layout->report_key()] = plan.arch_layout->report(plan);  // e.g. sm_90's tensor_core
   const SkinnyTileMap tm = plan.tile_map();
   j["tile_map"] = {{"output", "out"}, {"row_tile", tm.rows_per_n_tile}, {"row_name", "N-tile"},
                    {"col_tile", tm.cols_per_m_tile}, {"col_name", "M-tile"}};
