@@ -36,8 +36,9 @@ class ArchLayout {
                       std::size_t declared_workspace_bytes, port::Stream& stream) const = 0;
 };
 
-// The plan of a profile whose kernels live outside kernels/skinny_gemm (sm_90: kernels/nvidia/skinny_gemm/sm90_plan.cpp,
-// built for cuda and sim). Defined by the builds that have such kernels; make_plan calls it for those profiles only.
+// The plan of a profile whose kernels live outside kernels/skinny_gemm (sm_90: kernels/nvidia/skinny_gemm/
+// sm90_plan.cpp, built for cuda and sim). Defined by the builds that have such kernels; make_plan calls it for those
+// profiles only.
 SkinnyPlan make_arch_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt);
 
 }  // namespace dsv4::kernels::skinny

@@ -7,8 +7,8 @@
 //      the counter to 0, fences (acquire) and reads all slabs back through LDS in batches of
 //      readback_batch_shards, summing shards in ascending order, so the result is bit-identical run to run.
 //   4. Epilogue: + bias in fp32, one RNE rounding, store rows < N, columns < M.
-// Plans with an arch layout (sm_90) run the tensor-core kernels of kernels/nvidia/skinny_gemm instead (the same protocol,
-// phases 3-4 shared through skinny_device.hpp).
+// Plans with an arch layout (sm_90) run the tensor-core kernels of kernels/nvidia/skinny_gemm instead (the same
+// protocol, phases 3-4 shared through skinny_device.hpp).
 // The readback_one_pass variant stages every shard at once (plan.readback_batch_shards == k_rnd): past the LDS
 // allocation its writes are dropped and its reads return 0 (CDNA), the planted bug of known-bugs #1.
 #include "kernels/port/hip_port.hpp"

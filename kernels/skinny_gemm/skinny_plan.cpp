@@ -1,6 +1,7 @@
 // The skinny GEMM's portable plan (the FMA split-K kernel of skinny_gemm.kernel.cpp on AMD profiles: tiling, CHUNKK
 // rule, shard count, LDS phases, workspace), the steps every plan maker shares (skinny_plan_steps.hpp), and make_plan,
-// which hands sm_90 profiles to the arch path's plan maker (make_arch_plan, skinny_arch_layout.hpp). See skinny_plan.hpp.
+// which hands sm_90 profiles to the arch path's plan maker (make_arch_plan, skinny_arch_layout.hpp). See
+// skinny_plan.hpp.
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 #include <algorithm>

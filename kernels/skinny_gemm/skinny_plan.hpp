@@ -103,15 +103,15 @@ struct SkinnyPlan {
   std::shared_ptr<const ArchLayout> arch_layout;
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
-  // Output-row slices (1 on the portable plan; an arch layout may slice): slice j owns output rows [j·slice_rows, (j+1)·slice_rows) ∩
-  // [0, N); n_p2 = max(16, slice_rows) rows are computed per workgroup. Workgroup order: slices of an M-tile are
+  // Output-row slices (1 on the portable plan; an arch layout may slice): slice j owns output rows
+  // [j·slice_rows, (j+1)·slice_rows) ∩ [0, N); n_p2 = max(16, slice_rows) rows are computed per workgroup. Workgroup order: slices of an M-tile are
   // adjacent (its b is read from DRAM about once), then M-tiles, then K-shards.
   int n_slices = 1;
   int slice_rows = 16;
 
   // Cluster reduction (an arch layout's, where the profile has thread-block clusters: LaunchConfig::cluster_blocks,
-  // ArchProfile::max_cluster_blocks; never on the portable plan): the k_rnd shards of each output tile run as one thread-block cluster
-  // of k_rnd workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32
+  // ArchProfile::max_cluster_blocks; never on the portable plan): the k_rnd shards of each output tile run as one
+  // thread-block cluster of k_rnd workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32
   // partial in LDS, and after a cluster barrier each sums its share of the tile's outputs over all shards in shard
   // order 0..k_rnd-1 (the slab path's order: the same bits) and stores it. No workspace, counters or readback.
   bool cluster_reduce = false;
