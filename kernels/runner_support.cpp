@@ -22,6 +22,22 @@ InputError unknown_variant(const std::string& op, const std::string& variant) {
   return InputError(op + ": unknown variant '" + variant + "' (" + admitted + ")");
 }
 
+SimRunScope::SimRunScope(const port::ArchProfile& arch, const RunOptions& o) : active_(port::sim::sim_active()) {
+  if (!active_) return;
+  saved_ = port::sim::options();
+  port::sim::Options so = saved_;
+  so.arch = arch.arch;
+  if (o.seed) {
+    so.schedule = port::sim::Schedule::random;
+    so.seed = o.seed;
+  }
+  port::sim::set_options(so);
+}
+
+SimRunScope::~SimRunScope() {
+  if (active_) port::sim::set_options(saved_);
+}
+
 int effective_wave_size(const port::ArchProfile& arch) {
   if (port::sim::sim_active() && port::sim::options().wave_size != 0) return port::sim::options().wave_size;
   return arch.wave_size;

@@ -1,5 +1,5 @@
 // Helpers shared by the kernel-registry runners (host side, every backend): the arch profile a run targets, the
-// wave size its kernels will see, device copies of OpCase tensors (storage bytes or logical raw codes) and the way
+// wave size its kernels will see, the sim's profile and schedule for a run, device copies of OpCase tensors (storage bytes or logical raw codes) and the way
 // back into the caller's poisoned outputs, words laid out at runner-chosen offsets with a 0xA5 fill, and the plan
 // JSON fields of kernels/kernel_registry.hpp's convention.
 //
@@ -18,6 +18,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "kernels/port/arch.hpp"
 #include "kernels/port/runtime.hpp"
+#include "kernels/port/sim.hpp"
 
 namespace dsv4::kernels {
 
@@ -27,6 +28,20 @@ const port::ArchProfile& run_arch(const std::string& op, const RunOptions& o);
 
 // The wave size kernels see on `arch`: the profile's, unless the simulator is told to run another (sim::Options).
 int effective_wave_size(const port::ArchProfile& arch);
+
+// On sim, for its lifetime: the simulated profile is `arch` and, for a nonzero RunOptions::seed, the schedule is
+// random with that seed; the options before it come back when it ends (also on a throw). Elsewhere it does nothing.
+class SimRunScope {
+ public:
+  SimRunScope(const port::ArchProfile& arch, const RunOptions& o);
+  ~SimRunScope();
+  SimRunScope(const SimRunScope&) = delete;
+  SimRunScope& operator=(const SimRunScope&) = delete;
+
+ private:
+  bool active_ = false;
+  port::sim::Options saved_;
+};
 
 // ---- device buffers from host data and tensors
 

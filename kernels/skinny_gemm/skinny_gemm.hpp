@@ -24,7 +24,8 @@ struct SkinnyBuffers {
   void* out = nullptr;
 };
 
-// The numbers the kernel runs with, all taken from the plan (tests compare them with the predicate's).
+// The numbers every kernel runs with, all taken from the plan (tests compare them with the predicate's); an arch
+// layout's own numbers are its launcher's (SkinnyPlan::arch_layout).
 struct SkinnyKernelArgs {
   std::int64_t k_rnd = 0, k_shard = 0, tiles_m = 0;
   int k_chunk = 0, chunks_per_shard = 0, tile_m = 0, n_p2 = 0, k_groups = 0, rows_per_n_tile = 0;
@@ -32,10 +33,6 @@ struct SkinnyKernelArgs {
   int readback_batch_shards = 0, readback_pass_outputs = 0;
   // log2 of tile_m and of the readback N-tile (rows_per_n_tile * tile_m): the epilogues index by shifts.
   int tm_shift = 0, readback_stage_shift = 0;
-  bool mma = false;
-  bool wgmma = false;  // the warpgroup kernel (mma_* then count warpgroups and 64-row tiles as 4 m_tiles)
-  bool producer_warp = false;  // the producer-warp kernel (mma_stages x mma_panels its ring)
-  int mma_warps_m = 0, mma_warps_n = 0, mma_m_tiles = 0, mma_n_blocks = 0, mma_stages = 0, mma_panels = 0;
   std::size_t partial_offset = 0, partial_bytes = 0, counter_offset = 0, lds_bytes = 0;
   std::int64_t grid = 0;
   int block = 0;

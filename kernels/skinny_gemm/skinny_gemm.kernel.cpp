@@ -7,8 +7,8 @@
 //      the counter to 0, fences (acquire) and reads all slabs back through LDS in batches of
 //      readback_batch_shards, summing shards in ascending order, so the result is bit-identical run to run.
 //   4. Epilogue: + bias in fp32, one RNE rounding, store rows < N, columns < M.
-// sm_90 plans (plan.mma) run the tensor-core kernels of kernels/nvidia/skinny_gemm instead (the same protocol,
-// phases 3-4 shared through skinny_device.hpp).
+// Plans with an arch layout (sm_90) run the tensor-core kernels of kernels/nvidia/skinny_gemm instead (the same
+// protocol, phases 3-4 shared through skinny_device.hpp).
 // The readback_one_pass variant stages every shard at once (plan.readback_batch_shards == k_rnd): past the LDS
 // allocation its writes are dropped and its reads return 0 (CDNA), the planted bug of known-bugs #1.
 #include "kernels/port/hip_port.hpp"
@@ -149,8 +149,8 @@ SKINNY_UNROLL
 
 void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
                           std::size_t declared_workspace_bytes, port::Stream& stream) {
-  if (plan.mma)
-    throw port::Error("skinny_gemm: an sm_90 tensor-core plan reached the portable kernel's launcher [" +
+  if (plan.arch_layout)
+    throw port::Error("skinny_gemm: a plan with an arch layout reached the portable kernel's launcher [" +
                       plan.describe() + "]");
   const detail::KParams p = kernel_params(plan, io, workspace);
   auto* kernel = plan.shape.dtype == ElemType::f16 ? &skinny_gemm_kernel<true> : &skinny_gemm_kernel<false>;

@@ -1,10 +1,11 @@
 // Host launcher of the skinny GEMM: admission (refuse before launch, naming the limit), kernel arguments and the
 // launch configuration from the plan, caller-owned workspace initialisation, the pool / static-workspace routes, and
-// the dispatch to the portable kernel or (sm_90 plans) to kernels/nvidia/skinny_gemm.
+// the dispatch to the portable kernel or to the plan's arch layout (skinny_arch_layout.hpp: sm_90 plans).
 #include <cstdint>
 #include <string>
 #include <vector>
 
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 #include "kernels/skinny_gemm/skinny_launch_detail.hpp"
 #include "reference/registry/op_descriptor.hpp"
@@ -35,21 +36,13 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.rows_per_n_tile = plan.rows_per_n_tile;
   a.n_slices = plan.n_slices;
   a.slice_rows = plan.slice_rows;
-  if (plan.n_slices > 1 && !plan.wgmma && !plan.producer_warp)
-    throw port::Error("skinny_gemm: output-row slices are implemented by the warpgroup kernels only [" + plan.describe() + "]");
+  if (plan.n_slices > 1 && !plan.arch_layout)
+    throw port::Error("skinny_gemm: output-row slices are implemented by arch layouts only, not the portable kernel [" +
+                      plan.describe() + "]");
   a.tm_shift = exact_log2(plan.tile_m, "tile_m");
   a.readback_stage_shift = exact_log2(plan.rows_per_n_tile * plan.tile_m, "readback N-tile (rows_per_n_tile * tile_m)");
   a.readback_batch_shards = plan.readback_batch_shards;
   a.readback_pass_outputs = plan.readback_pass_outputs;
-  a.mma = plan.mma;
-  a.wgmma = plan.wgmma;
-  a.producer_warp = plan.producer_warp;
-  a.mma_warps_m = plan.mma_warps_m;
-  a.mma_warps_n = plan.mma_warps_n;
-  a.mma_m_tiles = plan.mma_m_tiles;
-  a.mma_n_blocks = plan.mma_n_blocks;
-  a.mma_stages = plan.mma_stages;
-  a.mma_panels = plan.mma_panels;
   a.counter_offset = plan.counter_offset;
   a.partial_offset = plan.workspace_need_bytes - plan.partial_bytes;
   a.partial_bytes = plan.partial_bytes;
@@ -58,8 +51,8 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.block = plan.block;
   a.overlap_previous = plan.overlap_previous;
   a.cluster_blocks = plan.cluster_blocks;
-  if (plan.cluster_reduce && (!(plan.wgmma || plan.producer_warp) || plan.cluster_blocks != plan.k_rnd))
-    throw port::Error("skinny_gemm: a cluster reduction needs a warpgroup kernel and one cluster per tile's k_rnd "
+  if (plan.cluster_reduce && (!plan.arch_layout || plan.cluster_blocks != plan.k_rnd))
+    throw port::Error("skinny_gemm: a cluster reduction needs an arch layout and one cluster per tile's k_rnd "
                       "shards [" + plan.describe() + "]");
   return a;
 }
@@ -148,16 +141,8 @@ void launch_skinny_gemm(const SkinnyPlan& plan, const SkinnyBuffers& io, void* w
     throw InputError("skinny_gemm: workspace pointer is not 16-byte aligned (the split-K slabs are read and written "
                      "16 bytes at a time) [" + plan.describe() + "]");
   // The launch declares the predicate's workspace size: with the optimistic predicate the kernel writes past it.
-  if (!plan.mma) {
-    launch_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
-    return;
-  }
-#if defined(DSV4_BACKEND_HIP)
-  throw port::Error("skinny_gemm: sm_90 plans run the kernels of kernels/nvidia, which the hip build does not have [" +
-                    plan.describe() + "]");
-#else
-  launch_sm90_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
-#endif
+  if (plan.arch_layout) plan.arch_layout->launch(plan, io, workspace, plan.workspace_bytes, stream);
+  else launch_skinny_kernel(plan, io, workspace, plan.workspace_bytes, stream);
 }
 
 port::DeviceBuffer& static_shared_workspace() {

@@ -1,4 +1,4 @@
-// Internal: the kernel TUs' raw launch entry points (no admission checks; launch_skinny_gemm does them) and what
+// Internal: the portable kernel TU's raw launch entry point (no admission checks; launch_skinny_gemm does them) and what
 // they share: the parameters and the launch configuration a plan gives (skinny_launch.cpp).
 #pragma once
 #include <cstddef>
@@ -15,11 +15,8 @@ namespace dsv4::kernels::skinny {
 // declares it touches.
 void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
                           std::size_t declared_workspace_bytes, port::Stream& stream);
-// The same for an sm_90 plan's tensor-core kernel (kernels/nvidia/skinny_gemm/sm90_launch.kernel.cpp; cuda and sim).
-void launch_sm90_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
-                               std::size_t declared_workspace_bytes, port::Stream& stream);
 
-// The portable kernel parameters of a plan (every kernel's: the sm_90 parameters extend them).
+// The portable kernel parameters of a plan (every kernel's: an arch layout's parameters extend them).
 detail::KParams kernel_params(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace);
 // The launch of a plan: grid, block, LDS, stream, the byte ranges of a, b, out, bias and the declared workspace,
 // programmatic dependent launch and cluster size.

@@ -1,15 +1,14 @@
 // The skinny GEMM's portable plan (the FMA split-K kernel of skinny_gemm.kernel.cpp on AMD profiles: tiling, CHUNKK
 // rule, shard count, LDS phases, workspace), the steps every plan maker shares (skinny_plan_steps.hpp), and make_plan,
-// which hands sm_90 profiles to the sm_90 plan (kernels/nvidia/skinny_gemm/sm90_plan.cpp). See skinny_plan.hpp.
+// which hands sm_90 profiles to the arch path's plan maker (make_arch_plan, skinny_arch_layout.hpp). See
+// skinny_plan.hpp.
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 #include <algorithm>
 #include <sstream>
 
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
 #include "kernels/skinny_gemm/skinny_plan_steps.hpp"
-#if !defined(DSV4_BACKEND_HIP)
-#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
-#endif
 
 namespace dsv4::kernels::skinny {
 
@@ -29,16 +28,6 @@ const char* bias_name(BiasShape b) {
     case BiasShape::m: return "[M]";
     case BiasShape::nm: return "[N,M]";
     case BiasShape::one_m: return "[1,M]";
-  }
-  return "?";
-}
-
-const char* tensor_core_kernel_name(TensorCoreKernel k) {
-  switch (k) {
-    case TensorCoreKernel::plan_choice: return "plan_choice";
-    case TensorCoreKernel::mma_m16n8k16: return "mma_m16n8k16";
-    case TensorCoreKernel::wgmma: return "wgmma";
-    case TensorCoreKernel::producer_warp: return "producer_warp";
   }
   return "?";
 }
@@ -168,23 +157,6 @@ SkinnyPlan fma_plan(const SkinnyShape& s, const port::ArchProfile& arch, const S
   if (!p.reason.empty()) return p;
   if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
     return refuse(p, "force_chunkk must be 0, 1 or 2");
-  // The options of the sm_90 kernels (SkinnyOptions): the ones naming a kernel or a layout it alone has are refused.
-  if (opt.force_kernel == TensorCoreKernel::producer_warp)
-    return refuse(p, std::string("the producer-warp kernel (force_kernel=producer_warp) runs on sm_90 only, not ") +
-                         std::string(arch.name));
-  if (opt.force_pw_tile_m != 0)
-    return refuse(p, "force_pw_tile_m applies to the producer-warp kernel only (force_kernel=producer_warp)");
-  if (opt.force_resident < 0 || opt.force_resident > 2)
-    return refuse(p, "force_resident=" + std::to_string(opt.force_resident) + " must be 0, 1 or 2");
-  if (opt.force_slice_rows != 0)
-    return refuse(p, "force_slice_rows=" + std::to_string(opt.force_slice_rows) +
-                         ": output-row slices exist for the warpgroup kernel (sm_90) only");
-  if (opt.force_kernel != TensorCoreKernel::plan_choice)
-    return refuse(p, std::string("force_kernel=") + tensor_core_kernel_name(opt.force_kernel) +
-                         ": the tensor-core kernels exist for sm_90 plans only");
-  if (opt.force_cluster_reduce < 0 || opt.force_cluster_reduce > 2)
-    return refuse(p, "force_cluster_reduce=" + std::to_string(opt.force_cluster_reduce) + " must be 0, 1 or 2");
-  if (opt.force_cluster_reduce == 2) return refuse(p, "cluster reduction exists for the warpgroup kernel (sm_90) only");
   const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
 
   set_padded_rows(p);
@@ -238,7 +210,7 @@ SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const 
     return plan_steps::refuse(plan_steps::plan_of(s, arch, opt),
                               "sm_90 plans are the kernels of kernels/nvidia, which the hip build does not have");
 #else
-    return make_sm90_plan(s, arch, opt);
+    return make_arch_plan(s, arch, opt);
 #endif
   }
   return fma_plan(s, arch, opt);
@@ -263,9 +235,7 @@ std::string SkinnyPlan::describe() const {
   o << "skinny_gemm[" << variant_name(options.variant) << "] " << port::profile(arch).name << " N=" << shape.n
     << " M=" << shape.m << " K=" << shape.k << " lda=" << shape.row_stride_a() << " " << elem_name(shape.dtype)
     << " bias=" << bias_name(shape.bias) << ": n_p2=" << n_p2 << " tile_m=" << tile_m << " k_groups=" << k_groups;
-#if !defined(DSV4_BACKEND_HIP)
-  if (mma) o << " " << sm90_layout_text(*this);
-#endif
+  if (arch_layout) o << " " << arch_layout->describe(*this);
   o
     << " CHUNKK=" << chunkk << " k_chunk=" << k_chunk << " chunks/shard=" << chunks_per_shard
     << " k_rnd=" << k_rnd << " readback_pass=" << readback_pass_outputs << " grid=" << grid << "x" << block << " LDS main/kred/readback/alloc=" << lds_main << "/"
@@ -274,6 +244,8 @@ std::string SkinnyPlan::describe() const {
   if (!ok && !reason.empty()) o << " REFUSED: " << reason;
   return o.str();
 }
+
+std::string SkinnyPlan::layout_text() const { return arch_layout ? arch_layout->describe(*this) : std::string(); }
 
 bool can_implement(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt) {
   return make_plan(shape, arch, opt).ok;

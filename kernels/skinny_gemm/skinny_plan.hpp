@@ -12,12 +12,15 @@
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "kernels/port/arch.hpp"
 
 namespace dsv4::kernels::skinny {
+
+class ArchLayout;  // skinny_arch_layout.hpp
 
 enum class ElemType { bf16, f16 };
 enum class BiasShape { none, m, nm, one_m };  // none, [M], [N, M], [1, M]
@@ -42,43 +45,15 @@ struct SkinnyShape {
   std::int64_t row_stride_a() const { return lda == 0 ? k : lda; }
 };
 
-// The tensor-core kernel an sm_90 plan runs (SkinnyOptions::force_kernel; kernels/nvidia/skinny_gemm).
-enum class TensorCoreKernel {
-  plan_choice = 0,    // the producer-warp kernel where its rule admits the shape, else the time model's choice
-  mma_m16n8k16 = 1,   // m16n8k16 warp tiles (skinny_gemm_mma.kernel.cpp)
-  wgmma = 2,          // wgmma warpgroups (skinny_gemm_wgmma.kernel.cpp)
-  producer_warp = 3,  // the producer-warp kernel (skinny_gemm_pw.kernel.cpp)
-};
-const char* tensor_core_kernel_name(TensorCoreKernel k);
-
+// The options every backend's plan takes. An arch path may extend them (kernels/nvidia/skinny_gemm/sm90_plan.hpp:
+// Sm90Options); the portable plan reads only these.
 struct SkinnyOptions {
   SkinnyVariant variant = SkinnyVariant::fixed;
   int force_chunkk = 0;  // 0 = the CHUNKK rule; 1 or 2 forces it (tests sweep both)
-  // The rest steers sm_90 plans only (kernels/nvidia/skinny_gemm/sm90_plan.hpp; 0 = the plan's own choice). Tests use
-  // them to reach every layout at small shapes; the benchmark's sweep uses them to check the time model's choice.
-  int force_warps_m = 0;           // warps (warpgroups) along M: 1, 2 or 4
-  int force_chunks_per_shard = 0;  // K chunks (producer-warp kernel: ring steps) per shard
-  int force_m_tiles = 0;  // 16-row tiles of b per warp (one of mma_m_tile_choices; 4 or 8 per warpgroup for wgmma)
-  TensorCoreKernel force_kernel = TensorCoreKernel::plan_choice;
-  // Warpgroup kernel: workgroups per SM its ring is sized for (1 or 2, at most what the instance is built for). One
-  // per SM doubles the ring of an instance built for two: more bytes in flight.
-  int force_resident = 0;
-  // Warpgroup kernels: rows of a (output rows) per workgroup (a power of two from 8 to the padded N). Fewer than the
-  // padded N splits the output rows into ceil(N / rows) slices, one workgroup per (M-tile, slice, K-shard): more
-  // workgroups without a split-K tail, each re-reading its M-tile's b (mostly from L2).
-  int force_slice_rows = 0;
-  // Launch as a programmatic dependent launch (LaunchConfig::overlap_previous): the kernel is scheduled while the
-  // previous kernel on the stream finishes and waits for it before touching memory. false: a plain launch.
+  // Launch as a programmatic dependent launch (LaunchConfig::overlap_previous) where the plan's kernel supports it:
+  // the kernel is scheduled while the previous kernel on the stream finishes and waits for it before touching
+  // memory. false: a plain launch. (The portable kernel always launches plainly.)
   bool overlap_previous = true;
-  // Warpgroup kernel, split plans: how the K-shards of an output tile are combined (1 = workspace slabs and a
-  // counter, the last arriver reading them back; 2 = the shards of a tile form one thread-block cluster and sum each
-  // other's partial from LDS, no workspace; at most max_cluster_blocks shards).
-  int force_cluster_reduce = 0;
-  // Whether the plan may take the producer-warp kernel by its rule; false keeps the split-K kernels and the time
-  // model's choice among them (the benchmark's A/B, DSV4_BENCH_NO_PW).
-  bool allow_producer_warp = true;
-  // Producer-warp kernel: rows of b per workgroup (kPwTileM = 64 or kPwWideTileM = 128).
-  int force_pw_tile_m = 0;
 };
 
 struct LdsPhase {
@@ -123,30 +98,20 @@ struct SkinnyPlan {
   int n_tiles = 1;        // n_p2 / rows_per_n_tile
   int k_groups = 1;       // threads (FMA path) or warps (MMA path) splitting one chunk's K inside a workgroup
   int readback_pass_outputs = 0;  // outputs read back per pass (whole N-tiles; all of n_p2·tile_m on the FMA path)
-  // Tensor-core layout: set by the sm_90 plan (kernels/nvidia/skinny_gemm/sm90_plan.hpp: MmaWarpTile, kWgmmaStages,
-  // kPwTileM), false / 0 on the portable plan.
-  bool mma = false;       // an sm_90 tensor-core kernel (LDS-staged operands, asynchronous-copy pipeline)
-  bool wgmma = false;     // the warpgroup kernel; the mma_* fields then count warpgroups
-  bool producer_warp = false;  // the producer-warp kernel (wgmma false): mma_stages x mma_panels is its ring,
-                               // mma_n_blocks its rows of a / 8, k_groups 2 (its consumer warpgroups)
-  int mma_warps_m = 0;    // warps along M (tile_m = 16 · mma_m_tiles · mma_warps_m)
-  int mma_warps_n = 0;    // warps along N (8 · mma_n_blocks · mma_warps_n = padded N)
-  int mma_m_tiles = 0;    // 16-row tiles of b per warp
-  int mma_n_blocks = 0;   // 8-row blocks of a per warp
-  int mma_stages = 0;     // pipeline ring slots
-  int mma_resident = 0;   // workgroups per SM the LDS budget is sized for (1 or 2; at most the instance's build)
-  int mma_panels = 0;     // K panels per stage (32 elements, max(kMmaMinPanels, k_groups); wgmma: 64 elements)
-  double mma_model_cost = 0;        // the time model's value for this plan (lower is better)
+  // The layout of an arch path's kernels (kernels/nvidia/skinny_gemm: sm_90), null on the portable plan: such a plan
+  // runs that layout's kernel (skinny_arch_layout.hpp), and every number below still holds for it.
+  std::shared_ptr<const ArchLayout> arch_layout;
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
-  // Output-row slices (warpgroup kernel; 1 elsewhere): slice j owns output rows [j·slice_rows, (j+1)·slice_rows) ∩
-  // [0, N); n_p2 = max(16, slice_rows) rows are computed per workgroup. Workgroup order: slices of an M-tile are
+  // Output-row slices (1 on the portable plan; an arch layout may slice): slice j owns output rows
+  // [j·slice_rows, (j+1)·slice_rows) ∩ [0, N); n_p2 = max(16, slice_rows) rows are computed per workgroup. Workgroup order: slices of an M-tile are
   // adjacent (its b is read from DRAM about once), then M-tiles, then K-shards.
   int n_slices = 1;
   int slice_rows = 16;
 
-  // Cluster reduction (sm_90 warpgroup kernels): the k_rnd shards of each output tile run as one thread-block cluster
-  // of k_rnd workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32
+  // Cluster reduction (an arch layout's, where the profile has thread-block clusters: LaunchConfig::cluster_blocks,
+  // ArchProfile::max_cluster_blocks; never on the portable plan): the k_rnd shards of each output tile run as one
+  // thread-block cluster of k_rnd workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32
   // partial in LDS, and after a cluster barrier each sums its share of the tile's outputs over all shards in shard
   // order 0..k_rnd-1 (the slab path's order: the same bits) and stores it. No workspace, counters or readback.
   bool cluster_reduce = false;
@@ -161,7 +126,7 @@ struct SkinnyPlan {
   std::int64_t cu_needed = 0;   // tiles_m · ceil(K / base chunk) (the appendix's CuNeeded)
 
   // Launch.
-  bool overlap_previous = false;  // programmatic dependent launch (sm_90 plans unless the options turn it off)
+  bool overlap_previous = false;  // programmatic dependent launch (an arch layout's, unless the options turn it off)
   std::int64_t grid = 1;  // tiles_m · n_slices · k_rnd workgroups, 1-D
   int block = kBlockThreads;
 
@@ -182,12 +147,13 @@ struct SkinnyPlan {
   std::vector<LdsPhase> lds_phases() const;
   SkinnyTileMap tile_map() const;
   std::string describe() const;  // one line: every number above that matters for a report
+  std::string layout_text() const;  // the arch layout's words in describe ("" without one)
   // How the K-shards of a tile are combined: "none" (one shard), "cluster" or "workspace".
   const char* shard_reduction() const { return k_rnd == 1 ? "none" : cluster_reduce ? "cluster" : "workspace"; }
 };
 
-// The plan of a shape on an arch profile: the portable FMA kernel's on AMD profiles (skinny_plan.cpp), the sm_90
-// tensor-core kernels' on sm_90 (kernels/nvidia/skinny_gemm/sm90_plan.cpp; refused on the hip build, which has no
+// The plan of a shape on an arch profile: the portable FMA kernel's on AMD profiles (skinny_plan.cpp), the arch
+// path's on sm_90 (make_arch_plan: kernels/nvidia/skinny_gemm/sm90_plan.cpp; refused on the hip build, which has no
 // sm_90 kernels). Never throws for a bad shape: returns ok=false with the reason.
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 

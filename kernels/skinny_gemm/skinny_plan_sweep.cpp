@@ -4,7 +4,7 @@
 // and the rule; all of its LDS is the dynamic lds_alloc_bytes), and the fuzzer's move of a campaign shape onto the
 // plan's boundaries: for a random arch profile (gfx942 64 KiB LDS, gfx950 160 KiB, sm_90 227 KiB) K on, or one
 // vector (8) either side of, a K where the plan changes any of its dispatch numbers (shard count, CHUNKK, readback
-// batches, chunks per shard, admission, on sm_90 the tensor-core layout), M on the plan's tile_m multiples.
+// batches, chunks per shard, admission, an arch layout's words), M on the plan's tile_m multiples.
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
@@ -30,7 +30,7 @@ std::vector<std::int64_t> k_boundaries(std::int64_t n, std::int64_t m, const por
     s.k = k;
     const SkinnyPlan p = make_plan(s, arch);
     return std::tuple(p.ok, p.k_rnd, p.chunkk, p.readback_batches, p.chunks_per_shard, p.k_chunk, p.tile_m,
-                      p.mma_m_tiles, p.mma_warps_m, p.wgmma);
+                      p.layout_text());
   };
   auto prev = key(8);
   for (std::int64_t k = 16; k <= k_max; k += 8) {

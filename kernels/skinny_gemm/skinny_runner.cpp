@@ -9,11 +9,9 @@
 #include <vector>
 
 #include "kernels/kernel_registry.hpp"
-#include "kernels/port/sim.hpp"
+#include "kernels/runner_support.hpp"
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
-#if !defined(DSV4_BACKEND_HIP)
-#include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
-#endif
 
 namespace dsv4::kernels {
 
@@ -53,32 +51,12 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
   if (bias) s.bias = bias->dim() == 1 ? BiasShape::m : (bias->size(0) == 1 ? BiasShape::one_m : BiasShape::nm);
   SkinnyOptions opt;
   const auto v = parse_variant(o.variant);
-  if (!v)
-    throw InputError(std::string(kOp) + ": unknown variant '" + o.variant +
-                     "' (default, readback_one_pass, optimistic_workspace_predicate, static_shared_workspace)");
+  if (!v) throw unknown_variant(kOp, o.variant);
   opt.variant = *v;
-  const port::ArchProfile* arch = &port::device_profile();
-  if (!o.arch.empty()) {
-    const auto pa = port::parse_arch(o.arch);
-    if (!pa) throw InputError(std::string(kOp) + ": unknown arch '" + o.arch + "' (gfx942, gfx950, sm_90)");
-    arch = &port::profile(*pa);
-  }
-  const bool sim = port::sim::sim_active();
-  const port::sim::Options saved = port::sim::options();
-  if (sim) {
-    port::sim::Options so = saved;
-    so.arch = arch->arch;
-    if (o.seed) {
-      so.schedule = port::sim::Schedule::random;
-      so.seed = o.seed;
-    }
-    port::sim::set_options(so);
-  }
-  const SkinnyPlan plan = make_plan(s, *arch, opt);
-  if (!plan.ok) {
-    if (sim) port::sim::set_options(saved);
-    throw kernels::CannotImplement(std::string(kOp) + " kernel cannot implement this case: " + plan.reason);
-  }
+  const port::ArchProfile& arch = run_arch(kOp, o);
+  const SimRunScope sim_run(arch, o);
+  const SkinnyPlan plan = make_plan(s, arch, opt);
+  require_plan(kOp, plan);
   const std::uint16_t nan = s.dtype == ElemType::f16 ? 0x7e00 : 0x7fc0;
   const auto ha = codes_2d(a, s.n, s.k, s.row_stride_a(), nan);
   const auto hb = codes_2d(b, s.m, s.k, s.k, nan);
@@ -98,52 +76,29 @@ Json run_skinny(const OpCase& c, Outputs& outs, const RunOptions& o) {
     ws.emplace(std::max(plan.workspace_bytes, kCounterRegionBytes));
     initialize_workspace(plan, *ws, stream);
   }
-  try {
-    for (int r = 0; r < std::max(1, o.repeats); ++r) {
-      if (ws) launch_skinny_gemm(plan, io, ws->data(), ws->bytes(), stream);
-      else launch_skinny_gemm(plan, io, static_shared_workspace().data(), static_shared_workspace().bytes(), stream);
-    }
-    stream.synchronize();
-  } catch (...) {
-    if (sim) port::sim::set_options(saved);
-    throw;
+  for (int r = 0; r < std::max(1, o.repeats); ++r) {
+    if (ws) launch_skinny_gemm(plan, io, ws->data(), ws->bytes(), stream);
+    else launch_skinny_gemm(plan, io, static_shared_workspace().data(), static_shared_workspace().bytes(), stream);
   }
-  if (sim) port::sim::set_options(saved);
+  stream.synchronize();
   const auto res = dout.to_host<std::uint16_t>();
   for (std::int64_t n = 0; n < s.n; ++n)
     for (std::int64_t m = 0; m < s.m; ++m) out.set_code({n, m}, res[n * s.m + m]);
 
-  Json j;
-  j["kernel"] = kOp;
-  j["variant"] = variant_name(plan.options.variant);
-  j["grid"] = {plan.grid, 1, 1};
-  j["block"] = {plan.block, 1, 1};
-  j["lds_bytes"] = Json::object();
-  for (const auto& ph : plan.lds_phases()) j["lds_bytes"][ph.name] = ph.bytes;
-  j["lds_capacity"] = plan.lds_capacity;
-  j["workspace_bytes"] = plan.workspace_bytes;
+  PlanFields f{.kernel = kOp,
+               .variant = variant_name(plan.options.variant),
+               .grid = {plan.grid, 1, 1},
+               .block = plan.block,
+               .lds_bytes = lds_json(plan.lds_phases()),
+               .lds_capacity = plan.lds_capacity,
+               .workspace_bytes = plan.workspace_bytes,
+               .text = plan.describe()};
+  const SkinnyTileMap tm = plan.tile_map();
+  f.tile_map = tile_map_json("out", tm.rows_per_n_tile, "N-tile", tm.cols_per_m_tile, "M-tile");
+  Json j = plan_json(f);
   j["k_shards"] = plan.k_rnd;
   j["k_shard_size"] = plan.k_shard;
-#if !defined(DSV4_BACKEND_HIP)
-  const bool warpgroups = plan.wgmma || plan.producer_warp;
-  if (plan.mma)  // the sm_90 tensor-core layout the plan's time model chose (model_cost: relative, SkinnyTimeModel)
-    j["tensor_core"] = {{"kernel", plan.producer_warp ? "wgmma.m64nNk16 producer-warp"
-                                   : plan.wgmma       ? "wgmma.m64nNk16"
-                                                      : "mma.m16n8k16"},
-                        {warpgroups ? "warpgroup_tile" : "warp_tile", {16 * plan.mma_m_tiles, 8 * plan.mma_n_blocks}},
-                        {warpgroups ? "warpgroups" : "warps", {plan.mma_warps_m, plan.mma_warps_n}},
-                        {"k_groups", plan.k_groups},
-                        {"output_row_slices", {plan.n_slices, plan.slice_rows}},
-                        {"overlap_previous", plan.overlap_previous},
-                        {"shard_reduction", plan.shard_reduction()},
-                        {"cluster_blocks", plan.cluster_blocks},
-                        {"ring", {plan.mma_stages, plan.mma_panels, warpgroups ? kWgmmaPanelK : kMmaPanelK}},
-                        {"model_cost", plan.mma_model_cost}};
-#endif
-  const SkinnyTileMap tm = plan.tile_map();
-  j["tile_map"] = {{"output", "out"}, {"row_tile", tm.rows_per_n_tile}, {"row_name", "N-tile"},
-                   {"col_tile", tm.cols_per_m_tile}, {"col_name", "M-tile"}};
-  j["text"] = plan.describe();
+  if (plan.arch_layout) j[plan.arch_layout->report_key()] = plan.arch_layout->report(plan);  // e.g. sm_90's tensor_core
   return j;
 }
 

@@ -251,7 +251,7 @@ int main() {
     const char* e = std::getenv(var);
     return !e || std::atoi(e) == v;
   };
-  // DSV4_BENCH_KERNEL=mma|wgmma|pw: only that tensor-core kernel (SkinnyOptions::force_kernel); default: the plan's.
+  // DSV4_BENCH_KERNEL=mma|wgmma|pw: only that tensor-core kernel (Sm90Options::force_kernel); default: the plan's.
   const char* kernel_env = std::getenv("DSV4_BENCH_KERNEL");
   const int force_kernel = !kernel_env                         ? 0
                            : std::string(kernel_env) == "wgmma" ? 2
@@ -259,7 +259,7 @@ int main() {
                                                                 : 1;
   // DSV4_BENCH_NO_PDL=1: plain launches instead of programmatic dependent launches (SkinnyOptions::overlap_previous).
   const bool no_pdl = std::getenv("DSV4_BENCH_NO_PDL") != nullptr;
-  // DSV4_BENCH_NO_PW=1: the split-K kernels only (SkinnyOptions::allow_producer_warp = false), for an A/B.
+  // DSV4_BENCH_NO_PW=1: the split-K kernels only (Sm90Options::allow_producer_warp = false), for an A/B.
   const bool no_pw = std::getenv("DSV4_BENCH_NO_PW") != nullptr;
   for (int n : {1, 4, 16, 32, 64, 128})
     for (int k : {2048, 7168, 16384})
@@ -269,7 +269,7 @@ int main() {
         sh.n = n;
         sh.m = m;
         sh.k = k;
-        sk::SkinnyOptions auto_opt;
+        sk::Sm90Options auto_opt;
         auto_opt.force_kernel = static_cast<sk::TensorCoreKernel>(force_kernel);
         auto_opt.overlap_previous = !no_pdl;
         auto_opt.allow_producer_warp = !no_pw;
@@ -308,18 +308,19 @@ int main() {
         };
         auto describe = [](const sk::SkinnyPlan& pl) {
           char buf[256];
-          if (pl.producer_warp) {
+          const sk::Sm90Layout& l = sk::sm90_layout(pl);
+          if (l.producer_warp) {
             std::snprintf(buf, sizeof buf,
                           "producer-warp rows_of_a=%d rows_of_b=%d slices=%d ring=%dx%d grid=%lld shards=%lld",
-                          8 * pl.mma_n_blocks, pl.tile_m, pl.n_slices, pl.mma_stages, pl.mma_panels,
+                          8 * l.mma_n_blocks, pl.tile_m, pl.n_slices, l.mma_stages, l.mma_panels,
                           static_cast<long long>(pl.grid), static_cast<long long>(pl.k_rnd));
             return std::string(buf);
           }
           std::snprintf(buf, sizeof buf,
                         "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d slices=%dx%d grid=%lld per_SM=%d%s",
-                        pl.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
-                        pl.tile_m, pl.wgmma ? "wg_m" : "warp_m", 16 * pl.mma_m_tiles, pl.n_slices, pl.slice_rows,
-                        static_cast<long long>(pl.grid), pl.mma_resident, pl.cluster_reduce ? " reduce=cluster" : "");
+                        l.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
+                        pl.tile_m, l.wgmma ? "wg_m" : "warp_m", 16 * l.mma_m_tiles, pl.n_slices, pl.slice_rows,
+                        static_cast<long long>(pl.grid), l.mma_resident, pl.cluster_reduce ? " reduce=cluster" : "");
           return std::string(buf);
         };
         double t_k = -1, t_c = -1;
@@ -331,7 +332,7 @@ int main() {
         }
         // DSV4_BENCH_SWEEP=1 (tensor-core plans): also time every forced (warps along M, chunks per shard) layout;
         // the table then shows the fastest one, the auto plan's time stays in the note.
-        if (plan.ok && plan.mma && std::getenv("DSV4_BENCH_SWEEP")) {
+        if (plan.ok && sk::sm90_layout(plan).mma && std::getenv("DSV4_BENCH_SWEEP")) {
           const double t_auto = t_k;
           // DSV4_BENCH_SLICES=2,4 (say): only those output-row splits of the warpgroup kernel (default 1,2,4).
           const std::set<int> splits = env_int_set("DSV4_BENCH_SLICES", {1, 2, 4});
@@ -355,20 +356,21 @@ int main() {
                 if (fk == 1 && (res == 1 || split != 1)) continue;  // m16n8k16: its build's residency, unsliced
                 const int rows = sk::wgmma_unsliced_rows(n) / split;
                 if (fk == 2 && rows < 8) continue;
-                sk::SkinnyOptions fo{sk::SkinnyVariant::fixed, 0, wm, cps, mt, static_cast<sk::TensorCoreKernel>(fk), fk == 2 ? res : 0,
-                                     fk == 2 ? rows : 0, !no_pdl};
+                sk::Sm90Options fo{{sk::SkinnyVariant::fixed, 0, !no_pdl}, wm, cps, mt, static_cast<sk::TensorCoreKernel>(fk),
+                                     fk == 2 ? res : 0, fk == 2 ? rows : 0};
                 fo.force_cluster_reduce = fk == 2 ? red : 0;
                 const sk::SkinnyPlan f = sk::make_plan(sh, arch, fo);
+                const sk::Sm90Layout& fl = sk::sm90_layout(f);
                 // (a one-shard plan is the same with either reduction: timed once, as red == 1)
-                if (!f.ok || f.chunks_per_shard != cps || f.mma_m_tiles != mt) continue;
+                if (!f.ok || f.chunks_per_shard != cps || fl.mma_m_tiles != mt) continue;
                 if (!sk::shortest_shard_of_its_count((k + f.k_chunk - 1) / f.k_chunk, cps)) continue;
                 const double t = time_plan(f);
                 if (std::string(std::getenv("DSV4_BENCH_SWEEP")) == "2")  // every layout: fit_skinny_model's input
                   std::printf("  layout %d %d %d | %s m_tiles=%d warps_m=%d panels=%d resident=%d slice_rows=%d cps=%d "
-                              "k_rnd=%lld grid=%lld | %.2f us | model %.2f%s\n", n, k, m, f.wgmma ? "wgmma" : "mma",
-                              f.mma_m_tiles, f.mma_warps_m, f.mma_panels, f.mma_resident, f.slice_rows,
+                              "k_rnd=%lld grid=%lld | %.2f us | model %.2f%s\n", n, k, m, fl.wgmma ? "wgmma" : "mma",
+                              fl.mma_m_tiles, fl.mma_warps_m, fl.mma_panels, fl.mma_resident, f.slice_rows,
                               f.chunks_per_shard, static_cast<long long>(f.k_rnd), static_cast<long long>(f.grid), t,
-                              f.mma_model_cost, f.cluster_reduce ? " reduce=cluster" : "");
+                              fl.mma_model_cost, f.cluster_reduce ? " reduce=cluster" : "");
                 if (t < t_k) {
                   t_k = t;
                   plan = f;

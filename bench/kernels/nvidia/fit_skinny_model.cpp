@@ -55,7 +55,7 @@ struct Swept {  // what a sweep line says the plan was
   std::int64_t k_rnd, grid;
   double us;
 };
-bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, Swept& w) {
+bool parse(const std::string& line, ShapeKey& key, sk::Sm90Options& opt, Swept& w) {
   int n, k, m, mt, wm, cps;
   long long kr, g;
   char kernel[16];
@@ -75,7 +75,7 @@ bool parse(const std::string& line, ShapeKey& key, sk::SkinnyOptions& opt, Swept
   // A split warpgroup layout reduced its shards through a cluster when the line says so (" reduce=cluster" after
   // the time), else through the workspace (lines from before cluster reduction existed).
   w.cluster = line.find(" reduce=cluster") != std::string::npos;
-  opt = sk::SkinnyOptions{sk::SkinnyVariant::fixed, 0, wm, cps, mt,
+  opt = sk::Sm90Options{{sk::SkinnyVariant::fixed, 0}, wm, cps, mt,
                           wgmma ? sk::TensorCoreKernel::wgmma : sk::TensorCoreKernel::mma_m16n8k16, wgmma ? w.resident : 0,
                           wgmma ? w.slice_rows : 0};
   opt.force_cluster_reduce = wgmma ? (w.cluster ? 2 : 1) : 0;
@@ -95,7 +95,7 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
     }
     for (std::string line; std::getline(in, line);) {
       ShapeKey key;
-      sk::SkinnyOptions opt;
+      sk::Sm90Options opt;
       Swept w;
       if (!parse(line, key, opt, w)) continue;
       ++s.lines;
@@ -103,7 +103,7 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
       std::tie(shape.n, shape.k, shape.m) = key;
       const sk::SkinnyPlan p = sk::make_plan(shape, dsv4::port::kSm90, opt);
       if (!p.ok || p.k_rnd != w.k_rnd || p.grid != w.grid || p.chunks_per_shard != opt.force_chunks_per_shard ||
-          p.mma_panels != w.panels || p.mma_resident != w.resident || (p.wgmma && p.slice_rows != w.slice_rows) ||
+          sk::sm90_layout(p).mma_panels != w.panels || sk::sm90_layout(p).mma_resident != w.resident || (sk::sm90_layout(p).wgmma && p.slice_rows != w.slice_rows) ||
           p.cluster_reduce != w.cluster) {
         ++s.stale;
         std::fprintf(stderr, "fit_skinny_model: stale layout (plan now %s): %s\n",

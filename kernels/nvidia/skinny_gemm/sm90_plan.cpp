@@ -4,7 +4,10 @@
 #include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 
 #include <algorithm>
+#include <memory>
 #include <sstream>
+
+#include <nlohmann/json.hpp>
 
 #include "kernels/skinny_gemm/skinny_plan_steps.hpp"
 
@@ -16,37 +19,37 @@ using namespace plan_steps;
 
 // MMA path, with `wm` warps along M: k-groups, K panels per stage (kMmaMinPanels, fewer while the ring would
 // not fit the budget, never fewer than the k-groups or 2), and the LDS of the ring and of the k-group reduction.
-int mma_k_groups(const SkinnyPlan& p, int wm) {
-  return p.wgmma ? kBlockThreads / 128 / wm : kBlockThreads / 32 / (wm * p.mma_warps_n);
+int mma_k_groups(const SkinnyPlan& p, const Sm90Layout& l, int wm) {
+  return l.wgmma ? kBlockThreads / 128 / wm : kBlockThreads / 32 / (wm * l.mma_warps_n);
 }
-std::size_t mma_ring_bytes(const SkinnyPlan& p, int wm, int panels) {
-  const int rows = 16 * p.mma_m_tiles * wm + 8 * p.mma_n_blocks * p.mma_warps_n;
-  if (p.wgmma)  // swizzled panels of 128-byte rows (a multiple of 1 KiB each), the ring's alignment slack and
-    return static_cast<std::size_t>(p.mma_stages) * panels * rows * kWgmmaPanelK * 2 + kWgmmaAlignSlack +
-           static_cast<std::size_t>(p.mma_stages) * 8;  // one 8-byte transaction barrier per slot
-  return static_cast<std::size_t>(p.mma_stages) * panels * (rows + 1) * kMmaPanelK * 2;
+std::size_t mma_ring_bytes(const SkinnyPlan& p, const Sm90Layout& l, int wm, int panels) {
+  const int rows = 16 * l.mma_m_tiles * wm + 8 * l.mma_n_blocks * l.mma_warps_n;
+  if (l.wgmma)  // swizzled panels of 128-byte rows (a multiple of 1 KiB each), the ring's alignment slack and
+    return static_cast<std::size_t>(l.mma_stages) * panels * rows * kWgmmaPanelK * 2 + kWgmmaAlignSlack +
+           static_cast<std::size_t>(l.mma_stages) * 8;  // one 8-byte transaction barrier per slot
+  return static_cast<std::size_t>(l.mma_stages) * panels * (rows + 1) * kMmaPanelK * 2;
 }
-// Workgroups per SM the plan counts on (p.mma_warps_m set): the instance's build; a warpgroup instance built for
+// Workgroups per SM the plan counts on (l.mma_warps_m set): the instance's build; a warpgroup instance built for
 // two runs one per SM when even its smallest ring (one panel per k-group) exceeds the two-per-SM LDS budget.
-int mma_built_blocks_per_sm(const SkinnyPlan& p) {
-  if (!p.wgmma) return mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles);
-  const int built = wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4);
-  const bool two_fit = mma_ring_bytes(p, p.mma_warps_m, mma_k_groups(p, p.mma_warps_m)) <= mma_lds_budget(2);
+int mma_built_blocks_per_sm(const SkinnyPlan& p, const Sm90Layout& l) {
+  if (!l.wgmma) return mma_blocks_per_sm(l.mma_n_blocks, l.mma_m_tiles);
+  const int built = wgmma_blocks_per_sm(l.mma_n_blocks, l.mma_m_tiles / 4);
+  const bool two_fit = mma_ring_bytes(p, l, l.mma_warps_m, mma_k_groups(p, l, l.mma_warps_m)) <= mma_lds_budget(2);
   return built == 2 && two_fit ? 2 : 1;
 }
-std::size_t mma_budget(const SkinnyPlan& p) { return mma_lds_budget(p.mma_resident); }
-int mma_panels(const SkinnyPlan& p, int wm) {
-  const int floor = p.wgmma ? mma_k_groups(p, wm) : std::max(2, mma_k_groups(p, wm));
-  int panels = p.wgmma ? kWgmmaMaxPanels : std::max(kMmaMinPanels, floor);
-  while (panels > floor && mma_ring_bytes(p, wm, panels) > mma_budget(p)) panels /= 2;
+std::size_t mma_budget(const SkinnyPlan& p, const Sm90Layout& l) { return mma_lds_budget(l.mma_resident); }
+int mma_panels(const SkinnyPlan& p, const Sm90Layout& l, int wm) {
+  const int floor = l.wgmma ? mma_k_groups(p, l, wm) : std::max(2, mma_k_groups(p, l, wm));
+  int panels = l.wgmma ? kWgmmaMaxPanels : std::max(kMmaMinPanels, floor);
+  while (panels > floor && mma_ring_bytes(p, l, wm, panels) > mma_budget(p, l)) panels /= 2;
   return panels;
 }
-std::size_t mma_kreduce_bytes(const SkinnyPlan& p, int wm) {
-  const int kg = mma_k_groups(p, wm);
-  return kg > 1 ? static_cast<std::size_t>(kg) * p.n_p2 * 16 * p.mma_m_tiles * wm * 4 : 0;
+std::size_t mma_kreduce_bytes(const SkinnyPlan& p, const Sm90Layout& l, int wm) {
+  const int kg = mma_k_groups(p, l, wm);
+  return kg > 1 ? static_cast<std::size_t>(kg) * p.n_p2 * 16 * l.mma_m_tiles * wm * 4 : 0;
 }
-std::size_t mma_lds_need(const SkinnyPlan& p, int wm) {
-  return std::max(mma_ring_bytes(p, wm, mma_panels(p, wm)), mma_kreduce_bytes(p, wm));
+std::size_t mma_lds_need(const SkinnyPlan& p, const Sm90Layout& l, int wm) {
+  return std::max(mma_ring_bytes(p, l, wm, mma_panels(p, l, wm)), mma_kreduce_bytes(p, l, wm));
 }
 
 // Workgroups of 256 threads that can run at once in clusters of `size` (2..8) at `per_sm` per SM: what
@@ -64,20 +67,20 @@ std::int64_t cluster_slots(int size, int per_sm, int sms) {
 // Cluster reduction is admitted when all of the plan's clusters run at once: a cluster's workgroups hold their SMs
 // until the slowest of them is done, and clusters of a later wave wait for a whole group of free SMs in one GPC
 // (measured: bench/kernels/RESULTS_skinny_h200.md).
-bool cluster_one_wave(const SkinnyPlan& p, std::int64_t shards, int sms) {
-  return p.tiles_m * p.n_slices * shards <= cluster_slots(static_cast<int>(shards), p.mma_resident, sms);
+bool cluster_one_wave(const SkinnyPlan& p, const Sm90Layout& l, std::int64_t shards, int sms) {
+  return p.tiles_m * p.n_slices * shards <= cluster_slots(static_cast<int>(shards), l.mma_resident, sms);
 }
 
 // Tensor-core paths: layout and chunks per shard minimising SkinnyTimeModel (skinny_plan.hpp: its terms and the
 // fit). mma_cost is the model for one shard length (chunks per shard); mma_chunks_per_shard picks the cheapest.
-double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int sms, const SkinnyTimeModel& tm = {}) {
+double mma_cost(const SkinnyPlan& p, const Sm90Layout& l, std::int64_t chunks, std::int64_t cps, int sms, const SkinnyTimeModel& tm = {}) {
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
-  const std::int64_t np = 8LL * p.mma_n_blocks * p.mma_warps_n;
-  const int built = p.mma_resident;
-  const double mma_rate = p.wgmma ? tm.wgmma_per_sm_per_us : tm.mma_per_sm_per_us;
-  const double stage_bytes = static_cast<double>(mma_ring_bytes(p, p.mma_warps_m, p.mma_panels)) / p.mma_stages;
-  double rate_cap_gbs = (p.mma_stages - 1) * stage_bytes / 1e3 / tm.latency_us;  // bytes in flight / latency
-  if (p.wgmma) rate_cap_gbs = std::min(rate_cap_gbs, tm.wgmma_block_gbs);
+  const std::int64_t np = 8LL * l.mma_n_blocks * l.mma_warps_n;
+  const int built = l.mma_resident;
+  const double mma_rate = l.wgmma ? tm.wgmma_per_sm_per_us : tm.mma_per_sm_per_us;
+  const double stage_bytes = static_cast<double>(mma_ring_bytes(p, l, l.mma_warps_m, l.mma_panels)) / l.mma_stages;
+  double rate_cap_gbs = (l.mma_stages - 1) * stage_bytes / 1e3 / tm.latency_us;  // bytes in flight / latency
+  if (l.wgmma) rate_cap_gbs = std::min(rate_cap_gbs, tm.wgmma_block_gbs);
   const std::int64_t shards = ceil_div(chunks, cps);
   const std::int64_t tiles = p.tiles_m * p.n_slices;
   const std::int64_t blocks = tiles * shards;
@@ -88,7 +91,7 @@ double mma_cost(const SkinnyPlan& p, std::int64_t chunks, std::int64_t cps, int 
   const double on_sm = static_cast<double>(ceil_div(concurrent, sms));
   const double k_elems = static_cast<double>(cps) * p.k_chunk;
   const double b_weight = (1.0 + tm.b_reread_weight * (p.n_slices - 1)) / p.n_slices;  // b shared by the slices
-  const double bytes = k_elems * 2.0 * (p.tile_m * b_weight + (p.wgmma ? tm.a_weight_wgmma : tm.a_weight) * np);
+  const double bytes = k_elems * 2.0 * (p.tile_m * b_weight + (l.wgmma ? tm.a_weight_wgmma : tm.a_weight) * np);
   const double rate_gbs = std::min(tm.copy_gbs / concurrent, rate_cap_gbs);
   const double mem_us = bytes / 1e3 / rate_gbs;
   const double mmas = (p.tile_m / 16.0) * (np / 8.0) * (k_elems / 16.0);
@@ -107,20 +110,20 @@ struct SplitChoice {
   double cost;
 };
 // A cluster-reduced plan takes 2..max_cluster shards only (returns chunks_per_shard 0 when none exists).
-SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int sms, int max_cluster) {
+SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, const Sm90Layout& l, std::int64_t chunks, int sms, int max_cluster) {
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   double best_cost = 0;
   int best = p.cluster_reduce ? 0 : static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
     if (!shortest_shard_of_its_count(chunks, cps)) continue;
-    if (p.cluster_reduce && (shards < 2 || shards > max_cluster || !cluster_one_wave(p, shards, sms))) {
+    if (p.cluster_reduce && (shards < 2 || shards > max_cluster || !cluster_one_wave(p, l, shards, sms))) {
       if (shards > max_cluster) break;
       continue;
     }
     if (kCounterRegionBytes + static_cast<std::size_t>(shards * p.tiles_m * p.n_slices * outs * 4) > kMaxWorkspaceBytes)
       break;
-    const double cost = mma_cost(p, chunks, cps, sms);
+    const double cost = mma_cost(p, l, chunks, cps, sms);
     if (best == 0 || cps == chunks || cost < best_cost) {
       best_cost = cost;
       best = static_cast<int>(cps);
@@ -131,12 +134,12 @@ SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, std::int64_t chunks, int s
 
 // Options that force a layout of the split-K kernels only (the producer-warp kernel has one layout per shape and
 // shard count).
-bool forces_a_split_k_layout(const SkinnyOptions& o) {
+bool forces_a_split_k_layout(const Sm90Options& o) {
   return o.force_chunkk != 0 || o.force_warps_m != 0 || o.force_m_tiles != 0 || o.force_resident != 0 ||
          o.force_cluster_reduce == 1;
 }
 // Options that force any layout (the plan's own choice is then not the producer-warp kernel's rule).
-bool forces_a_layout(const SkinnyOptions& o) {
+bool forces_a_layout(const Sm90Options& o) {
   return forces_a_split_k_layout(o) || o.force_chunks_per_shard != 0 || o.force_slice_rows != 0 ||
          o.force_pw_tile_m != 0 || o.force_cluster_reduce == 2;
 }
@@ -186,7 +189,8 @@ bool pw_wide_preferred(const SkinnyShape& s, std::int64_t tiles, const port::Arc
 // split (a cluster of k_rnd workgroups per tile, no workspace) when forced (force_chunks_per_shard: steps of the
 // ring per shard) or by pw_split_preferred: then into the most shards (up to 8, at most the steps) whose clusters
 // all run in one wave (cluster_slots). One shard: the kernel stores straight to the output.
-SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+SkinnyPlan producer_warp_plan(Sm90Layout& l, const SkinnyShape& s, const port::ArchProfile& arch,
+                              const Sm90Options& opt) {
   SkinnyPlan p = plan_of(s, arch, opt);
   if (!p.reason.empty()) return p;
   if (arch.arch != port::Arch::sm_90)
@@ -216,8 +220,8 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   if (tm != kPwTileM && tm != kPwWideTileM)
     return refuse(p, "force_pw_tile_m=" + std::to_string(tm) + ": the producer-warp kernel takes " +
                          std::to_string(kPwTileM) + " or " + std::to_string(kPwWideTileM) + " rows of b per workgroup");
-  p.mma = true;
-  p.producer_warp = true;
+  l.mma = true;
+  l.producer_warp = true;
   p.n_p2 = std::max(16, rows);
   p.slice_rows = rows;
   p.n_slices = static_cast<int>(ceil_div(s.n, rows));
@@ -225,17 +229,17 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   p.tiles_m = ceil_div(s.m, tm);
   p.m_padded = p.tiles_m * tm;
   const std::int64_t units = p.tiles_m * p.n_slices;  // output tiles: workgroups per shard
-  p.mma_warps_m = 1;
-  p.mma_warps_n = 1;
-  p.mma_m_tiles = tm / 16;
-  p.mma_n_blocks = rows / 8;
-  p.mma_resident = 1;
-  p.mma_model_cost = -1;  // not the model's choice
+  l.mma_warps_m = 1;
+  l.mma_warps_n = 1;
+  l.mma_m_tiles = tm / 16;
+  l.mma_n_blocks = rows / 8;
+  l.mma_resident = 1;
+  l.mma_model_cost = -1;  // not the model's choice
   p.k_groups = tm == kPwTileM ? 2 : 1;  // the wide tile: each warpgroup its 64 rows of b, every step
   const bool deep = s.k % kWgmmaPanelK != 0 || pw_grid_mostly_full(units, arch);
   const PwRing ring = pw_ring(rows, !deep, tm);
-  p.mma_stages = ring.stages;
-  p.mma_panels = ring.panels;
+  l.mma_stages = ring.stages;
+  l.mma_panels = ring.panels;
   p.k_chunk = ring.panels * kWgmmaPanelK;  // one step of the ring
   // K-shards (pw_shards): a cluster per tile, the shards' partials summed from each other's LDS.
   const std::int64_t steps = ceil_div(s.k, p.k_chunk);
@@ -295,17 +299,13 @@ SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arc
   return p;
 }
 
-}  // namespace
-
-namespace {
-
 // A split-K kernel's plan: the m16n8k16 kernel with `mma_wm` warps along M and `mma_mt` 16-row tiles of b per warp,
 // or the warpgroup kernel (`wgmma`) with `slice_rows` rows of a per workgroup (0: all of the padded N), at most
 // `resident_cap` workgroups per SM, its shards reduced through a cluster or the workspace. make_sm90_plan tries
 // each layout and keeps the cheapest.
-SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt, int mma_wm,
-                          int mma_mt, bool wgmma = false, int resident_cap = 2, int slice_rows = 0,
-                          bool cluster = false) {
+SkinnyPlan sm90_split_k_plan(Sm90Layout& l, const SkinnyShape& s, const port::ArchProfile& arch,
+                             const Sm90Options& opt, int mma_wm, int mma_mt, bool wgmma, int resident_cap,
+                             int slice_rows, bool cluster) {
   SkinnyPlan p = plan_of(s, arch, opt);
   if (!p.reason.empty()) return p;
   if (opt.force_chunkk != 0 && opt.force_chunkk != 1 && opt.force_chunkk != 2)
@@ -328,74 +328,74 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
   p.cluster_reduce = cluster;
 
   set_padded_rows(p);
-  p.mma = true;
+  l.mma = true;
   {
     // Tensor-core path: the warp tile by N class; `mma_wm` warps along M (fewer: more K-groups, more K panels per
     // stage, smaller M-tiles), if the ring and reduction fit the LDS budget.
     const int nbt = next_pow2(ceil_div(s.n, 8));
-    p.wgmma = wgmma;
+    l.wgmma = wgmma;
     if (wgmma) {
       // Warpgroup path: 64-row tiles of b per warpgroup (1 or 2), `mma_wm` warpgroups along M (1 or 2).
       if (mma_mt != 4 && mma_mt != 8)
         return refuse(p, "no warpgroup tile with " + std::to_string(mma_mt) + " 16-row tiles of b (4 or 8)");
       if (mma_wm != 1 && mma_wm != 2)
         return refuse(p, "no warpgroup layout with " + std::to_string(mma_wm) + " warpgroups along M (1 or 2)");
-      p.mma_m_tiles = mma_mt;
+      l.mma_m_tiles = mma_mt;
       // Output-row slices: slice_rows rows of a per workgroup (a power of two from 8 to the padded N).
       const int all_rows = 8 * nbt;
       const int r = slice_rows == 0 ? all_rows : slice_rows;
       if (r < 8 || r > all_rows || (r & (r - 1)) != 0)
         return refuse(p, "slice_rows=" + std::to_string(r) + " must be a power of two from 8 to the padded N (" +
                              std::to_string(all_rows) + ")");
-      p.mma_n_blocks = r / 8;
+      l.mma_n_blocks = r / 8;
       p.slice_rows = r;
       p.n_slices = static_cast<int>(ceil_div(s.n, r));
       p.n_p2 = std::max(16, r);
-      p.mma_warps_n = 1;
-      p.mma_stages = kWgmmaStages;
+      l.mma_warps_n = 1;
+      l.mma_stages = kWgmmaStages;
     } else {
       const MmaMTileChoices choices = mma_m_tile_choices(nbt);
       if (mma_mt != choices.m_tiles[0] && (choices.count < 2 || mma_mt != choices.m_tiles[1]))
         return refuse(p, "no tensor-core warp tile with " + std::to_string(mma_mt) + " 16-row tiles of b for N=" +
                              std::to_string(s.n));
       const MmaWarpTile wt = mma_warp_tile(nbt, mma_mt);
-      p.mma_m_tiles = wt.m_tiles;
-      p.mma_n_blocks = wt.n_blocks;
-      p.mma_warps_n = wt.warps_n;
-      p.mma_stages = wt.stages;
+      l.mma_m_tiles = wt.m_tiles;
+      l.mma_n_blocks = wt.n_blocks;
+      l.mma_warps_n = wt.warps_n;
+      l.mma_stages = wt.stages;
       const int warps = kBlockThreads / 32;
       const int wm = mma_wm;
       if (wm < 1 || wm * wt.warps_n > warps || warps % (wm * wt.warps_n) != 0 || (wt.warps_n > 1 && wm < 2))
         return refuse(p, "no tensor-core layout with " + std::to_string(wm) + " warps along M");
     }
     const int wm = mma_wm;
-    p.mma_warps_m = wm;
+    l.mma_warps_m = wm;
     // Workgroups per SM the LDS is sized for: the instance's build, or one for a warpgroup instance built for two
     // (resident_cap 1: its ring doubles).
-    p.mma_resident = wgmma ? std::min(mma_built_blocks_per_sm(p), resident_cap) : mma_built_blocks_per_sm(p);
-    if (wgmma && opt.force_resident != 0 && p.mma_resident != opt.force_resident)
+    l.mma_resident = wgmma ? std::min(mma_built_blocks_per_sm(p, l), resident_cap) : mma_built_blocks_per_sm(p, l);
+    if (wgmma && opt.force_resident != 0 && l.mma_resident != opt.force_resident)
       return refuse(p, "force_resident=" + std::to_string(opt.force_resident) + ": this warpgroup layout runs " +
-                           std::to_string(p.mma_resident) + " workgroup(s) per SM");
+                           std::to_string(l.mma_resident) + " workgroup(s) per SM");
     if (wgmma) {
       // Ring slots: 4, or 3 when fewer, larger slots keep more panels in flight ((slots - 1) x panels per slot).
       int in_flight = 0, stages = kWgmmaStages;
       for (int st = kWgmmaStages; st >= kWgmmaMinStages; --st) {
-        p.mma_stages = st;
-        if (mma_lds_need(p, wm) > mma_budget(p)) continue;
-        if (const int f = (st - 1) * mma_panels(p, wm); f > in_flight) {
+        l.mma_stages = st;
+        if (mma_lds_need(p, l, wm) > mma_budget(p, l)) continue;
+        if (const int f = (st - 1) * mma_panels(p, l, wm); f > in_flight) {
           in_flight = f;
           stages = st;
         }
       }
-      p.mma_stages = stages;
+      l.mma_stages = stages;
     }
-    if (mma_lds_need(p, wm) > mma_budget(p))
-      return refuse(p, "tensor-core ring of " + std::to_string(mma_lds_need(p, wm)) + " B exceeds the " +
-                           std::to_string(mma_budget(p)) + " B budget with " + std::to_string(wm) +
+    if (mma_lds_need(p, l, wm) > mma_budget(p, l))
+      return refuse(p, "tensor-core ring of " + std::to_string(mma_lds_need(p, l, wm)) + " B exceeds the " +
+                           std::to_string(mma_budget(p, l)) + " B budget with " + std::to_string(wm) +
                            (wgmma ? " warpgroups" : " warps") + " along M");
-    p.tile_m = 16 * p.mma_m_tiles * wm;
-    p.k_groups = mma_k_groups(p, wm);
-    p.mma_panels = mma_panels(p, wm);
+    p.tile_m = 16 * l.mma_m_tiles * wm;
+    p.k_groups = mma_k_groups(p, l, wm);
+    l.mma_panels = mma_panels(p, l, wm);
   }
   p.tiles_m = ceil_div(s.m, p.tile_m);
   p.m_padded = p.tiles_m * p.tile_m;
@@ -407,9 +407,9 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
   const std::int64_t chunks = ceil_div(s.k, p.k_chunk);
   if (opt.force_chunks_per_shard > 0) {
     p.chunks_per_shard = static_cast<int>(std::min<std::int64_t>(opt.force_chunks_per_shard, chunks));
-    p.mma_model_cost = mma_cost(p, chunks, p.chunks_per_shard, arch.compute_units);
+    l.mma_model_cost = mma_cost(p, l, chunks, p.chunks_per_shard, arch.compute_units);
   } else {
-    const SplitChoice c = mma_chunks_per_shard(p, chunks, arch.compute_units, max_cluster);
+    const SplitChoice c = mma_chunks_per_shard(p, l, chunks, arch.compute_units, max_cluster);
     if (c.chunks_per_shard == 0)
       return refuse(p, chunks < 2 ? "cluster reduction needs 2.." + std::to_string(max_cluster) + " K-shards; K=" +
                                         std::to_string(s.k) + " has 1 chunk of " + std::to_string(p.k_chunk)
@@ -417,7 +417,7 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
                                         " K-shards lets the " + std::to_string(p.tiles_m * p.n_slices) +
                                         " clusters run in one wave");
     p.chunks_per_shard = c.chunks_per_shard;
-    p.mma_model_cost = c.cost;
+    l.mma_model_cost = c.cost;
   }
   p.k_rnd = ceil_div(chunks, p.chunks_per_shard);
   p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
@@ -425,16 +425,16 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
   if (cluster && (p.k_rnd < 2 || p.k_rnd > max_cluster))
     return refuse(p, "cluster reduction with " + std::to_string(p.k_rnd) + " K-shard(s): a cluster holds 2.." +
                          std::to_string(max_cluster) + " workgroups on " + std::string(arch.name));
-  if (cluster && !cluster_one_wave(p, p.k_rnd, arch.compute_units))
+  if (cluster && !cluster_one_wave(p, l, p.k_rnd, arch.compute_units))
     return refuse(p, "cluster reduction: " + std::to_string(p.tiles_m * p.n_slices) + " clusters of " +
                          std::to_string(p.k_rnd) + " do not run in one wave (" +
-                         std::to_string(cluster_slots(static_cast<int>(p.k_rnd), p.mma_resident, arch.compute_units)) +
+                         std::to_string(cluster_slots(static_cast<int>(p.k_rnd), l.mma_resident, arch.compute_units)) +
                          " workgroups at once)");
   p.cluster_blocks = cluster ? static_cast<int>(p.k_rnd) : 1;
   p.overlap_previous = opt.overlap_previous;
 
   // LDS phases. All share one allocation; barriers separate them.
-  p.lds_main = mma_ring_bytes(p, p.mma_warps_m, p.mma_panels);
+  p.lds_main = mma_ring_bytes(p, l, l.mma_warps_m, l.mma_panels);
   // (A one-shard plan also stages its tile in LDS for its direct epilogue.)
   p.lds_kreduce = (p.k_groups > 1 || p.k_rnd == 1 || cluster)
                       ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4
@@ -453,20 +453,76 @@ SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch
   return finish_split_k(p, arch, slab_bytes, shard_bytes, legacy);
 }
 
+// The plan a plan maker above gives, carrying the layout it set (none when it refused before setting one).
+SkinnyPlan with_layout(SkinnyPlan p, const Sm90Layout& l) {
+  if (l.mma) p.arch_layout = std::make_shared<const Sm90Layout>(l);
+  return p;
+}
+SkinnyPlan producer_warp_plan(const SkinnyShape& s, const port::ArchProfile& arch, const Sm90Options& opt) {
+  Sm90Layout l;
+  return with_layout(producer_warp_plan(l, s, arch, opt), l);
+}
+SkinnyPlan sm90_split_k_plan(const SkinnyShape& s, const port::ArchProfile& arch, const Sm90Options& opt, int mma_wm,
+                             int mma_mt, bool wgmma = false, int resident_cap = 2, int slice_rows = 0,
+                             bool cluster = false) {
+  Sm90Layout l;
+  return with_layout(sm90_split_k_plan(l, s, arch, opt, mma_wm, mma_mt, wgmma, resident_cap, slice_rows, cluster), l);
+}
+
+// The options only sm_90 plans have that a plan of `arch` (not sm_90) refuses, as the reason ("" when none is set).
+// The others (warps, tiles, chunks per shard, residency 1..2, workspace reduction, allow_producer_warp) leave the
+// portable plan as it is.
+std::string off_sm90_refusal(const Sm90Options& opt, const port::ArchProfile& arch) {
+  if (opt.force_kernel == TensorCoreKernel::producer_warp)
+    return std::string("the producer-warp kernel (force_kernel=producer_warp) runs on sm_90 only, not ") +
+           std::string(arch.name);
+  if (opt.force_pw_tile_m != 0)
+    return "force_pw_tile_m applies to the producer-warp kernel only (force_kernel=producer_warp)";
+  if (opt.force_resident < 0 || opt.force_resident > 2)
+    return "force_resident=" + std::to_string(opt.force_resident) + " must be 0, 1 or 2";
+  if (opt.force_slice_rows != 0)
+    return "force_slice_rows=" + std::to_string(opt.force_slice_rows) +
+           ": output-row slices exist for the warpgroup kernel (sm_90) only";
+  if (opt.force_kernel != TensorCoreKernel::plan_choice)
+    return std::string("force_kernel=") + tensor_core_kernel_name(opt.force_kernel) +
+           ": the tensor-core kernels exist for sm_90 plans only";
+  if (opt.force_cluster_reduce < 0 || opt.force_cluster_reduce > 2)
+    return "force_cluster_reduce=" + std::to_string(opt.force_cluster_reduce) + " must be 0, 1 or 2";
+  if (opt.force_cluster_reduce == 2) return "cluster reduction exists for the warpgroup kernel (sm_90) only";
+  return "";
+}
+
 }  // namespace
+
+const char* tensor_core_kernel_name(TensorCoreKernel k) {
+  switch (k) {
+    case TensorCoreKernel::plan_choice: return "plan_choice";
+    case TensorCoreKernel::mma_m16n8k16: return "mma_m16n8k16";
+    case TensorCoreKernel::wgmma: return "wgmma";
+    case TensorCoreKernel::producer_warp: return "producer_warp";
+  }
+  return "?";
+}
+
+const Sm90Layout& sm90_layout(const SkinnyPlan& plan) {
+  static const Sm90Layout empty;
+  const auto* l = dynamic_cast<const Sm90Layout*>(plan.arch_layout.get());
+  return l ? *l : empty;
+}
 
 bool shortest_shard_of_its_count(std::int64_t chunks, std::int64_t cps) {
   return cps <= 1 || ceil_div(chunks, cps - 1) != ceil_div(chunks, cps);
 }
 
 double skinny_model_us(const SkinnyPlan& p, const port::ArchProfile& arch, const SkinnyTimeModel& tm) {
-  if (!p.ok || !p.mma || p.producer_warp) return -1;
-  return mma_cost(p, ceil_div(p.shape.k, p.k_chunk), p.chunks_per_shard, arch.compute_units, tm);
+  const Sm90Layout& l = sm90_layout(p);
+  if (!p.ok || !l.mma || l.producer_warp) return -1;
+  return mma_cost(p, l, ceil_div(p.shape.k, p.k_chunk), p.chunks_per_shard, arch.compute_units, tm);
 }
 
 int wgmma_unsliced_rows(std::int64_t n) { return 8 * next_pow2(ceil_div(std::max<std::int64_t>(n, 1), 8)); }
 
-bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch, const Sm90Options& opt) {
   if (arch.arch != port::Arch::sm_90 || !opt.allow_producer_warp || opt.force_kernel != TensorCoreKernel::plan_choice || forces_a_layout(opt) ||
       opt.force_cluster_reduce != 0 || opt.variant != SkinnyVariant::fixed || !shape_refusal(s).empty())
     return false;
@@ -475,7 +531,7 @@ bool producer_warp_preferred(const SkinnyShape& s, const port::ArchProfile& arch
          pw_sliced_preferred(s, tiles, arch) || pw_sliced_split_preferred(s, tiles, arch);
 }
 
-SkinnyPlan make_sm90_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+SkinnyPlan make_sm90_plan(const SkinnyShape& s, const port::ArchProfile& arch, const Sm90Options& opt) {
   if (opt.force_kernel == TensorCoreKernel::producer_warp || producer_warp_preferred(s, arch, opt)) return producer_warp_plan(s, arch, opt);
   if (opt.force_pw_tile_m != 0) {
     SkinnyPlan p = plan_of(s, arch, opt);
@@ -496,7 +552,7 @@ SkinnyPlan make_sm90_plan(const SkinnyShape& s, const port::ArchProfile& arch, c
     auto take = [&](const SkinnyPlan& c) {
       if (!c.ok) {
         if (first) best = c;
-      } else if (!best.ok || c.mma_model_cost < best.mma_model_cost) {
+      } else if (!best.ok || sm90_layout(c).mma_model_cost < sm90_layout(best).mma_model_cost) {
         best = c;
       }
       first = false;
@@ -511,7 +567,7 @@ SkinnyPlan make_sm90_plan(const SkinnyShape& s, const port::ArchProfile& arch, c
       if (!wgmma) continue;
       // A warpgroup instance sized for two per SM is also tried with the ring of one per SM (force_resident picks).
       const SkinnyPlan one = sm90_split_k_plan(s, arch, opt, wm, mt, wgmma, 1, slice_rows, cluster);
-      if (!(as_built.ok && one.ok && as_built.mma_resident == one.mma_resident)) take(one);
+      if (!(as_built.ok && one.ok && sm90_layout(as_built).mma_resident == sm90_layout(one).mma_resident)) take(one);
     }
   };
   if (opt.force_kernel != TensorCoreKernel::wgmma)
@@ -532,21 +588,54 @@ SkinnyPlan make_sm90_plan(const SkinnyShape& s, const port::ArchProfile& arch, c
   return best;
 }
 
-std::string sm90_layout_text(const SkinnyPlan& p) {
+std::string Sm90Layout::describe(const SkinnyPlan& p) const {
+  const Sm90Layout& l = *this;
   std::ostringstream o;
-  if (p.producer_warp)
-    o << " mma=wgmma.m64n" << 8 * p.mma_n_blocks << "k16 producer_warp b_tile=" << p.tile_m << " rows_of_a="
-      << 8 * p.mma_n_blocks << " slices=" << p.n_slices << "x" << p.slice_rows << " ring=" << p.mma_stages << "x" << p.mma_panels << "x" << kWgmmaPanelK
+  if (l.producer_warp)
+    o << " mma=wgmma.m64n" << 8 * l.mma_n_blocks << "k16 producer_warp b_tile=" << p.tile_m << " rows_of_a="
+      << 8 * l.mma_n_blocks << " slices=" << p.n_slices << "x" << p.slice_rows << " ring=" << l.mma_stages << "x" << l.mma_panels << "x" << kWgmmaPanelK
       << (p.cluster_reduce ? " reduce=cluster" : "");
-  else if (p.wgmma)
-    o << " mma=wgmma.m64n" << 8 * p.mma_n_blocks << "k16 warpgroup_tile=" << 16 * p.mma_m_tiles << "x" << 8 * p.mma_n_blocks
-      << " warpgroups=" << p.mma_warps_m << "x1 stages=" << p.mma_stages << "x" << p.mma_panels << "x" << kWgmmaPanelK
-      << " per_SM=" << p.mma_resident << " slices=" << p.n_slices << "x" << p.slice_rows
+  else if (l.wgmma)
+    o << " mma=wgmma.m64n" << 8 * l.mma_n_blocks << "k16 warpgroup_tile=" << 16 * l.mma_m_tiles << "x" << 8 * l.mma_n_blocks
+      << " warpgroups=" << l.mma_warps_m << "x1 stages=" << l.mma_stages << "x" << l.mma_panels << "x" << kWgmmaPanelK
+      << " per_SM=" << l.mma_resident << " slices=" << p.n_slices << "x" << p.slice_rows
       << (p.cluster_reduce ? " reduce=cluster" : (p.k_rnd > 1 ? " reduce=workspace" : ""));
   else
-    o << " mma=m16n8k16 warp_tile=" << 16 * p.mma_m_tiles << "x" << 8 * p.mma_n_blocks << " warps=" << p.mma_warps_m << "x"
-      << p.mma_warps_n << " stages=" << p.mma_stages << "x" << p.mma_panels << "x" << kMmaPanelK;
+    o << " mma=m16n8k16 warp_tile=" << 16 * l.mma_m_tiles << "x" << 8 * l.mma_n_blocks << " warps=" << l.mma_warps_m << "x"
+      << l.mma_warps_n << " stages=" << l.mma_stages << "x" << l.mma_panels << "x" << kMmaPanelK;
   return o.str().substr(1);  // without the leading space
+}
+
+nlohmann::json Sm90Layout::report(const SkinnyPlan& plan) const {
+  // The layout the plan's time model chose (model_cost: relative, SkinnyTimeModel) or the producer-warp rule's.
+  const bool warpgroups = wgmma || producer_warp;
+  return {{"kernel", producer_warp ? "wgmma.m64nNk16 producer-warp" : wgmma ? "wgmma.m64nNk16" : "mma.m16n8k16"},
+          {warpgroups ? "warpgroup_tile" : "warp_tile", {16 * mma_m_tiles, 8 * mma_n_blocks}},
+          {warpgroups ? "warpgroups" : "warps", {mma_warps_m, mma_warps_n}},
+          {"k_groups", plan.k_groups},
+          {"output_row_slices", {plan.n_slices, plan.slice_rows}},
+          {"overlap_previous", plan.overlap_previous},
+          {"shard_reduction", plan.shard_reduction()},
+          {"cluster_blocks", plan.cluster_blocks},
+          {"ring", {mma_stages, mma_panels, warpgroups ? kWgmmaPanelK : kMmaPanelK}},
+          {"model_cost", mma_model_cost}};
+}
+
+SkinnyPlan make_arch_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+  return make_sm90_plan(s, arch, Sm90Options{opt});
+}
+
+SkinnyPlan plan_with_sm90_options(const SkinnyShape& s, const port::ArchProfile& arch, const Sm90Options& opt) {
+  if (arch.arch == port::Arch::sm_90) return make_sm90_plan(s, arch, opt);
+  const SkinnyOptions& portable = opt;
+  SkinnyPlan p = make_plan(s, arch, portable);
+  // The shape's and CHUNKK's refusals come first, as the portable plan gives them.
+  const bool chunkk_ok = opt.force_chunkk == 0 || opt.force_chunkk == 1 || opt.force_chunkk == 2;
+  if (const std::string why = off_sm90_refusal(opt, arch); !why.empty() && shape_refusal(s).empty() && chunkk_ok) {
+    p = plan_of(s, arch, opt);
+    return refuse(p, why);
+  }
+  return p;
 }
 
 }  // namespace dsv4::kernels::skinny

@@ -1,18 +1,85 @@
 // The sm_90 plan of the skinny GEMM (kernels/nvidia/skinny_gemm: the m16n8k16, warpgroup and producer-warp kernels):
-// their layouts and constants, the time model that picks among the split-K kernels' layouts, and the producer-warp
-// kernel's rules. make_plan (kernels/skinny_gemm/skinny_plan.hpp) hands sm_90 profiles to make_sm90_plan; the plan
-// it returns is the same SkinnyPlan, with the tensor-core fields set. Pure C++, no device code. Frozen: maintained,
-// not tuned further (docs/nvidia.md).
+// their options (Sm90Options), their layout (Sm90Layout, the plan's arch layout), their constants, the time model
+// that picks among the split-K kernels' layouts, and the producer-warp kernel's rules. make_plan
+// (kernels/skinny_gemm/skinny_plan.hpp) hands sm_90 profiles to make_arch_plan, which is make_sm90_plan with the
+// default Sm90Options; the plan it returns is a SkinnyPlan whose arch_layout is an Sm90Layout. Pure C++, no device
+// code. Frozen: maintained, not tuned further (docs/nvidia.md).
 #pragma once
 #include <algorithm>
+#include <concepts>
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
 #include "kernels/port/arch.hpp"
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 namespace dsv4::kernels::skinny {
+
+// The tensor-core kernel an sm_90 plan runs (Sm90Options::force_kernel).
+enum class TensorCoreKernel {
+  plan_choice = 0,    // the producer-warp kernel where its rule admits the shape, else the time model's choice
+  mma_m16n8k16 = 1,   // m16n8k16 warp tiles (skinny_gemm_mma.kernel.cpp)
+  wgmma = 2,          // wgmma warpgroups (skinny_gemm_wgmma.kernel.cpp)
+  producer_warp = 3,  // the producer-warp kernel (skinny_gemm_pw.kernel.cpp)
+};
+const char* tensor_core_kernel_name(TensorCoreKernel k);
+
+// The portable options plus what steers the sm_90 plans only (0 = the plan's own choice). Tests use them to reach
+// every layout at small shapes; the benchmark's sweep uses them to check the time model's choice. The overloads of
+// make_plan, can_implement and workspace_size below take them; on other profiles any of them set is refused.
+struct Sm90Options : SkinnyOptions {
+  int force_warps_m = 0;           // warps (warpgroups) along M: 1, 2 or 4
+  int force_chunks_per_shard = 0;  // K chunks (producer-warp kernel: ring steps) per shard
+  int force_m_tiles = 0;  // 16-row tiles of b per warp (one of mma_m_tile_choices; 4 or 8 per warpgroup for wgmma)
+  TensorCoreKernel force_kernel = TensorCoreKernel::plan_choice;
+  // Warpgroup kernel: workgroups per SM its ring is sized for (1 or 2, at most what the instance is built for). One
+  // per SM doubles the ring of an instance built for two: more bytes in flight.
+  int force_resident = 0;
+  // Warpgroup kernels: rows of a (output rows) per workgroup (a power of two from 8 to the padded N). Fewer than the
+  // padded N splits the output rows into ceil(N / rows) slices, one workgroup per (M-tile, slice, K-shard): more
+  // workgroups without a split-K tail, each re-reading its M-tile's b (mostly from L2).
+  int force_slice_rows = 0;
+  // Warpgroup kernel, split plans: how the K-shards of an output tile are combined (1 = workspace slabs and a
+  // counter, the last arriver reading them back; 2 = the shards of a tile form one thread-block cluster and sum each
+  // other's partial from LDS, no workspace; at most max_cluster_blocks shards).
+  int force_cluster_reduce = 0;
+  // Whether the plan may take the producer-warp kernel by its rule; false keeps the split-K kernels and the time
+  // model's choice among them (the benchmark's A/B, DSV4_BENCH_NO_PW).
+  bool allow_producer_warp = true;
+  // Producer-warp kernel: rows of b per workgroup (kPwTileM = 64 or kPwWideTileM = 128).
+  int force_pw_tile_m = 0;
+};
+
+// The tensor-core layout of an sm_90 plan (SkinnyPlan::arch_layout). The portable numbers of the plan (tile_m,
+// k_groups, slices, shards, ring bytes as lds_main, cluster reduction) stay in SkinnyPlan.
+class Sm90Layout final : public ArchLayout {
+ public:
+  bool mma = false;            // an sm_90 tensor-core kernel (LDS-staged operands, asynchronous-copy pipeline); false
+                               // only on the empty layout sm90_layout gives for plans without one
+  bool wgmma = false;          // the warpgroup kernel; the mma_* fields then count warpgroups
+  bool producer_warp = false;  // the producer-warp kernel (wgmma false): mma_stages x mma_panels is its ring,
+                               // mma_n_blocks its rows of a / 8, k_groups 2 (its consumer warpgroups)
+  int mma_warps_m = 0;    // warps along M (tile_m = 16 · mma_m_tiles · mma_warps_m)
+  int mma_warps_n = 0;    // warps along N (8 · mma_n_blocks · mma_warps_n = padded N)
+  int mma_m_tiles = 0;    // 16-row tiles of b per warp
+  int mma_n_blocks = 0;   // 8-row blocks of a per warp
+  int mma_stages = 0;     // pipeline ring slots
+  int mma_resident = 0;   // workgroups per SM the LDS budget is sized for (1 or 2; at most the instance's build)
+  int mma_panels = 0;     // K panels per stage (32 elements, max(kMmaMinPanels, k_groups); wgmma: 64 elements)
+  double mma_model_cost = 0;  // the time model's value for this plan (lower is better; -1: the producer-warp rule's)
+
+  std::string describe(const SkinnyPlan& plan) const override;  // sm90_plan.cpp
+  std::string report_key() const override { return "tensor_core"; }
+  nlohmann::json report(const SkinnyPlan& plan) const override;  // sm90_plan.cpp
+  void launch(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace, std::size_t declared_workspace_bytes,
+              port::Stream& stream) const override;  // sm90_launch.kernel.cpp
+};
+
+// The sm_90 layout of a plan; for a plan without one (portable, or refused before its layout was set) an empty
+// layout (mma false, every count 0).
+const Sm90Layout& sm90_layout(const SkinnyPlan& plan);
 
 // The m16n8k16 kernel (skinny_gemm_mma.kernel.cpp). Each warp computes a tile of mma_m_tiles·16 rows of b by mma_n_blocks·8 rows of a
 // with m16n8k16 MMAs; warps_m x warps_n warps tile the workgroup's output, k_groups = 8 / (warps_m·warps_n)
@@ -75,7 +142,7 @@ inline constexpr int kWgmmaMaxPanels = 4;  // panels per ring slot at most (two 
 // a x 64·m64 rows of b with n_blocks·m64 <= 4: at most 32 accumulators per thread), else one.
 constexpr int wgmma_blocks_per_sm(int n_blocks, int m64) { return n_blocks * m64 <= 4 ? 2 : 1; }
 inline constexpr std::size_t kWgmmaAlignSlack = 1024;
-// Producer-warp kernel (skinny_gemm_pw.kernel.cpp, SkinnyPlan::producer_warp): b as the wgmma's A operand, one
+// Producer-warp kernel (skinny_gemm_pw.kernel.cpp, Sm90Layout::producer_warp): b as the wgmma's A operand, one
 // workgroup per kPwTileM rows of b with all 8·mma_n_blocks (8, 16, 32, 64 or 128) padded rows of a, the whole K or
 // with K split into 2-8 shards whose workgroups form a cluster and sum each other's partial from LDS (no workspace):
 // a producer warp fills a ring of per-slot full/empty barriers, two consumer warpgroups take alternate steps. Its
@@ -98,7 +165,7 @@ inline constexpr int kPwThreads = 288;   // two consumer warpgroups and the prod
 inline constexpr int kPwTileM = 64;      // rows of b per workgroup (the wgmma's m)
 // The wide tile: 128 rows of b per workgroup, each consumer warpgroup the MMAs of its 64 rows on every step (no
 // k-groups): half the workgroups, each streaming twice the rows of b with 16 KiB bulk copies of b
-// (SkinnyOptions::force_pw_tile_m). Its rule (pw_wide_preferred): unsplit, where the 64-row tiles fill at least 3/4
+// (Sm90Options::force_pw_tile_m). Its rule (pw_wide_preferred): unsplit, where the 64-row tiles fill at least 3/4
 // of the SMs, with at most kPwWideMaxRows padded rows of a and rows x K at most kPwWideMaxRowsK.
 inline constexpr int kPwWideTileM = 128;
 inline constexpr int kPwWideMaxRows = 16;
@@ -173,18 +240,38 @@ double skinny_model_us(const SkinnyPlan& plan, const port::ArchProfile& arch, co
 bool shortest_shard_of_its_count(std::int64_t chunks, std::int64_t cps);
 
 // Rows of a per workgroup of an unsliced warpgroup plan (the padded N: 8 · next_pow2(ceil(N / 8))); forcing it as
-// SkinnyOptions::force_slice_rows forces one slice.
+// Sm90Options::force_slice_rows forces one slice.
 int wgmma_unsliced_rows(std::int64_t n);
 
 
 // Whether make_plan's own choice (allow_producer_warp, no option forcing a kernel or a layout) is the producer-warp
 // kernel: sm_90, the fixed variant, and the unsplit or the split rule of kPwMaxRowsPartialGrid's comment.
-bool producer_warp_preferred(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
+bool producer_warp_preferred(const SkinnyShape& shape, const port::ArchProfile& arch, const Sm90Options& opt = {});
 
 // The sm_90 plan of a shape (make_plan's for sm_90 profiles). Never throws for a bad shape.
-SkinnyPlan make_sm90_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt);
+SkinnyPlan make_sm90_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const Sm90Options& opt);
 
-// The tensor-core layout of an sm_90 plan in SkinnyPlan::describe's words (kernel, tiles, ring, slices, reduction).
-std::string sm90_layout_text(const SkinnyPlan& plan);
+// make_plan with the sm_90 options: make_sm90_plan on sm_90 profiles; elsewhere the portable plan, refused (naming
+// the option) when an option of a kernel or a layout only sm_90 has is set.
+SkinnyPlan plan_with_sm90_options(const SkinnyShape& shape, const port::ArchProfile& arch, const Sm90Options& opt);
+// make_plan, can_implement and workspace_size given Sm90Options: plan_with_sm90_options. Templates taking exactly
+// Sm90Options, so that an Sm90Options argument picks them (never sliced to SkinnyOptions) while a braced list of
+// options still means the portable SkinnyOptions.
+template <class Options>
+  requires std::same_as<Options, Sm90Options>
+SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const Options& opt) {
+  return plan_with_sm90_options(shape, arch, opt);
+}
+template <class Options>
+  requires std::same_as<Options, Sm90Options>
+bool can_implement(const SkinnyShape& shape, const port::ArchProfile& arch, const Options& opt) {
+  return plan_with_sm90_options(shape, arch, opt).ok;
+}
+template <class Options>
+  requires std::same_as<Options, Sm90Options>
+std::size_t workspace_size(const SkinnyShape& shape, const port::ArchProfile& arch, const Options& opt) {
+  const SkinnyPlan p = plan_with_sm90_options(shape, arch, opt);
+  return p.ok ? p.workspace_bytes : 0;
+}
 
 }  // namespace dsv4::kernels::skinny

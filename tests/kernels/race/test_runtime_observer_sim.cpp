@@ -33,7 +33,7 @@ struct Gemm {
   HostCase host;
   DeviceCase dev;
   Gemm(const sk::SkinnyShape& s, std::mt19937_64& rng, sk::SkinnyVariant v = sk::SkinnyVariant::fixed)
-      : plan(sk::make_plan(s, port::device_profile(), {v, 0})), host(make_case(s, rng)), dev(host) {}
+      : plan(sk::make_plan(s, port::device_profile(), sk::SkinnyOptions{v, 0})), host(make_case(s, rng)), dev(host) {}
 };
 
 void random_schedule(const char* name) {

@@ -252,7 +252,7 @@ struct LayoutSweep {
   std::vector<std::string> failures;  // wrong results, and refusals other than the expected ones
 };
 
-// The warpgroup kernel (plan.wgmma, sm_90 profiles): every layout (1 or 2 tiles of 64 rows of b per warpgroup x 2
+// The warpgroup kernel (sk::sm90_layout(plan).wgmma, sm_90 profiles): every layout (1 or 2 tiles of 64 rows of b per warpgroup x 2
 // or 1 warpgroups along M) for every padded N (8, 16, 32, 64, 128 rows of a), each with a split (k_rnd = 3) and
 // without, M = 200 (a partial M-tile for every tile width), both dtypes, padded a, two bias shapes, and both
 // residencies (force_resident 1 and 2: the ring of one or of two workgroups per SM), hence both ring slot counts.
@@ -269,7 +269,7 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
           const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m);
           ++idx;
           const sk::SkinnyPlan plan =
-              sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::wgmma, res,
+              sk::make_plan(s, arch, sk::Sm90Options{{sk::SkinnyVariant::fixed, 1}, wm, cps, mt, sk::TensorCoreKernel::wgmma, res,
                                                sk::wgmma_unsliced_rows(n)});
           if (!plan.ok) {
             ++r.refused;
@@ -277,14 +277,14 @@ inline LayoutSweep sweep_wgmma_layouts(const port::ArchProfile& arch, sk::Skinny
             if (!built_for_one) r.failures.push_back("unexpected refusal: " + plan.describe());
             continue;
           }
-          if (!plan.wgmma || plan.tile_m != 16 * mt * wm || plan.k_rnd != (cps == 1 ? 3 : 1) ||
-              plan.mma_resident != res) {
+          if (!sk::sm90_layout(plan).wgmma || plan.tile_m != 16 * mt * wm || plan.k_rnd != (cps == 1 ? 3 : 1) ||
+              sk::sm90_layout(plan).mma_resident != res) {
             r.failures.push_back("not the forced layout: " + plan.describe());
             continue;
           }
           ++r.cases;
           if (res == 1) ++r.one_per_sm;
-          if (plan.mma_stages == 3) ++r.three_slots;
+          if (sk::sm90_layout(plan).mma_stages == 3) ++r.three_slots;
           // Every third case with out, every fifth with bias misaligned for 16-byte accesses (narrow epilogue).
           const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 3 == 2, idx % 5 == 4);
           if (!f.empty()) r.failures.push_back(f);
@@ -307,19 +307,19 @@ inline LayoutSweep sweep_wgmma_slices(const port::ArchProfile& arch, sk::SkinnyW
       const sk::SkinnyShape s = sweep_shape(n, idx, idx % 2 ? sk::BiasShape::m : sk::BiasShape::nm);
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];
       ++idx;
-      const sk::SkinnyPlan plan = sk::make_plan(s, arch, {sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::wgmma, 0, rows});
+      const sk::SkinnyPlan plan = sk::make_plan(s, arch, sk::Sm90Options{{sk::SkinnyVariant::fixed, 1}, wm, cps, mt, sk::TensorCoreKernel::wgmma, 0, rows});
       if (!plan.ok) {
         r.failures.push_back("unexpected refusal: " + plan.describe());
         continue;
       }
       const std::int64_t slices = (n + rows - 1) / rows;
-      if (!plan.wgmma || plan.slice_rows != rows || plan.n_slices != slices || plan.k_rnd != (cps == 1 ? 3 : 1) ||
+      if (!sk::sm90_layout(plan).wgmma || plan.slice_rows != rows || plan.n_slices != slices || plan.k_rnd != (cps == 1 ? 3 : 1) ||
           plan.grid != plan.tiles_m * slices * plan.k_rnd) {
         r.failures.push_back("not the forced slicing: " + plan.describe());
         continue;
       }
       ++r.cases;
-      if (plan.mma_stages == 3) ++r.three_slots;
+      if (sk::sm90_layout(plan).mma_stages == 3) ++r.three_slots;
       const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 3 == 2, 0);
       if (!f.empty()) r.failures.push_back(f);
     }
@@ -353,7 +353,7 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
       const int mt = layouts[idx % 4][0], wm = layouts[idx % 4][1];  // (8, 1) with 128 rows of a: 3 ring slots
       const std::size_t out_offset = idx % 3 == 2;
       ++idx;
-      sk::SkinnyOptions o{sk::SkinnyVariant::fixed, sp.chunkk, wm, sp.cps, mt, sk::TensorCoreKernel::wgmma, 0,
+      sk::Sm90Options o{{sk::SkinnyVariant::fixed, sp.chunkk}, wm, sp.cps, mt, sk::TensorCoreKernel::wgmma, 0,
                           rows != 0 ? rows : sk::wgmma_unsliced_rows(n)};
       o.force_cluster_reduce = 2;
       const sk::SkinnyPlan cl = sk::make_plan(s, arch, o);
@@ -365,12 +365,12 @@ inline LayoutSweep sweep_wgmma_clusters(const port::ArchProfile& arch, sk::Skinn
       }
       if (!cl.cluster_reduce || cl.k_rnd != sp.shards || cl.cluster_blocks != sp.shards || cl.workspace_bytes != 0 ||
           ws.cluster_reduce || ws.k_rnd != sp.shards || ws.grid != cl.grid || ws.tile_m != cl.tile_m ||
-          ws.mma_stages != cl.mma_stages || ws.mma_panels != cl.mma_panels) {
+          sk::sm90_layout(ws).mma_stages != sk::sm90_layout(cl).mma_stages || sk::sm90_layout(ws).mma_panels != sk::sm90_layout(cl).mma_panels) {
         r.failures.push_back("not the forced pair: " + cl.describe() + " | " + ws.describe());
         continue;
       }
       ++r.cases;
-      if (cl.mma_stages == 3) ++r.three_slots;
+      if (sk::sm90_layout(cl).mma_stages == 3) ++r.three_slots;
       const HostCase c = make_case(s, rng);
       const RefResult ref = reference(c);
       std::vector<std::uint16_t> outs[2];
@@ -410,9 +410,9 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
   PwSweep r;
   int idx = 0;
   const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
-  auto run = [&](const sk::SkinnyShape& s, const sk::SkinnyOptions& o, std::int64_t shards, bool chosen) {
+  auto run = [&](const sk::SkinnyShape& s, const sk::Sm90Options& o, std::int64_t shards, bool chosen) {
     const sk::SkinnyPlan plan = sk::make_plan(s, arch, o);
-    if (!plan.ok || !plan.producer_warp || plan.grid != (s.m + plan.tile_m - 1) / plan.tile_m * plan.n_slices * plan.k_rnd ||
+    if (!plan.ok || !sk::sm90_layout(plan).producer_warp || plan.grid != (s.m + plan.tile_m - 1) / plan.tile_m * plan.n_slices * plan.k_rnd ||
         (shards != 0 && plan.k_rnd != shards) || plan.cluster_reduce != (plan.k_rnd > 1)) {
       r.failures.push_back("not the producer-warp plan with " + std::to_string(shards) + " shard(s): " + plan.describe());
       return;
@@ -423,8 +423,8 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     r.wide_tile += plan.tile_m == sk::kPwWideTileM;
     const sk::PwRing wide = sk::pw_ring(plan.slice_rows, true, plan.tile_m),
                      deep = sk::pw_ring(plan.slice_rows, false, plan.tile_m);
-    r.wide += plan.mma_stages == wide.stages && plan.mma_panels == wide.panels;
-    r.deep += plan.mma_stages == deep.stages && plan.mma_panels == deep.panels;
+    r.wide += sk::sm90_layout(plan).mma_stages == wide.stages && sk::sm90_layout(plan).mma_panels == wide.panels;
+    r.deep += sk::sm90_layout(plan).mma_stages == deep.stages && sk::sm90_layout(plan).mma_panels == deep.panels;
     r.one_step += plan.chunks_per_shard == 1 && plan.k_rnd == 1;
     const std::string f = run_plan_and_check(plan, pool, st, rng, idx % 5 == 3, idx % 7 == 5);
     if (!f.empty()) r.failures.push_back(f);
@@ -436,7 +436,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       sk::SkinnyShape s = sweep_shape(n, idx, biases[idx % 4]);
       s.k = k;
       if (s.lda != 0) s.lda = k + 40;
-      sk::SkinnyOptions o;
+      sk::Sm90Options o;
       o.force_kernel = sk::TensorCoreKernel::producer_warp;
       o.force_chunks_per_shard = 1 << 20;  // one shard
       run(s, o, 1, false);
@@ -454,7 +454,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     sl.k = 1024;  // 8 steps of 2 panels
     if (sl.lda != 0) sl.lda = 1064;
     ++idx;
-    sk::SkinnyOptions o;
+    sk::Sm90Options o;
     o.force_kernel = sk::TensorCoreKernel::producer_warp;
     o.force_slice_rows = rows;
     o.force_chunks_per_shard = cps == 0 ? 1 << 20 : cps;
@@ -473,7 +473,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
       s.k = k;
       if (s.lda != 0) s.lda = k + 40;
       ++wi;
-      sk::SkinnyOptions o;
+      sk::Sm90Options o;
       o.force_kernel = sk::TensorCoreKernel::producer_warp;
       o.force_pw_tile_m = sk::kPwWideTileM;
       o.force_chunks_per_shard = k == 1024 ? 3 : 1 << 20;  // 8 steps of 2 panels in 3 shards; 17 of 1 unsplit
@@ -483,7 +483,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
     sk::SkinnyShape s = sweep_shape(128, wi, sk::BiasShape::nm);
     if (s.lda != 0) s.lda = 1064;
     s.k = 1024;
-    sk::SkinnyOptions o;
+    sk::Sm90Options o;
     o.force_kernel = sk::TensorCoreKernel::producer_warp;
     o.force_pw_tile_m = sk::kPwWideTileM;
     o.force_slice_rows = 64;
@@ -501,7 +501,7 @@ inline PwSweep sweep_producer_warp(const port::ArchProfile& arch, sk::SkinnyWork
   s.n = 100;  // kPwSliceMinTiles tiles, N > 32, a short K: the rule's slices of 32 rows
   s.m = 64 * sk::kPwSliceMinTiles;
   s.k = 128;
-  const sk::SkinnyPlan sliced = sk::make_plan(s, arch, {});
+  const sk::SkinnyPlan sliced = sk::make_plan(s, arch);
   r.sliced += sliced.n_slices == 4 && sliced.slice_rows == sk::kPwSliceRows;
   run(s, {}, 1, true);
   return r;

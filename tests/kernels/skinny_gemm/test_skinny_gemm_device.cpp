@@ -38,7 +38,7 @@ sk::SkinnyShape shape(std::int64_t n, std::int64_t m, std::int64_t k, sk::ElemTy
 
 // Runs one shape through the pool, synchronises, and checks per row. Returns "" when correct.
 std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& pool, port::Stream& st,
-                          std::mt19937_64& rng, sk::SkinnyOptions opt = {}) {
+                          std::mt19937_64& rng, sk::Sm90Options opt = {}) {
   const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
   if (!plan.ok) return "refused: " + plan.reason;
   return run_plan_and_check(plan, pool, st, rng);
@@ -73,7 +73,7 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
       const std::int64_t pad = (idx % 3 == 0) ? 24 : 0;
       ++idx;
       for (int kernel : kernels) {  // on the H200: the model's choice, then each tensor-core kernel forced
-        sk::SkinnyOptions opt;
+        sk::Sm90Options opt;
         opt.force_kernel = static_cast<sk::TensorCoreKernel>(kernel);
         const std::string f = run_and_check(shape(n, m, k, t, b, pad), pool, st, rng, opt);
         ++cases;
@@ -143,7 +143,7 @@ TEST(SkinnyDevice, MisalignedOutAndBiasMatchReference) {
   const bool tensor_cores = port::device_profile().arch == port::Arch::sm_90;
   for (int one_shard : {0, 1}) {
     if (one_shard && !tensor_cores) continue;
-    sk::SkinnyOptions opt;
+    sk::Sm90Options opt;
     opt.force_chunks_per_shard = one_shard ? 64 : 0;
     opt.allow_producer_warp = false;  // the split-K kernels' epilogues (the producer-warp kernel's: sweep_producer_warp)
     for (const auto& s : {shape(20, 128, 512, sk::ElemType::bf16, sk::BiasShape::nm),
@@ -170,7 +170,7 @@ TEST(SkinnyDevice, BitDeterministicOverRepeatedRuns) {
   sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
   port::Stream st;
   const auto s = shape(65, on_sim() ? 32 : 272, 5248, sk::ElemType::bf16, sk::BiasShape::m);
-  const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), {sk::SkinnyVariant::fixed, 2});
+  const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), sk::SkinnyOptions{sk::SkinnyVariant::fixed, 2});
   ASSERT_TRUE(plan.ok) << plan.reason;
   ASSERT_GT(plan.k_rnd, 1) << plan.describe();
   const std::string f = check_bit_determinism(plan, on_sim() ? 4 : 20, pool, st, rng, [](int r) {
@@ -283,7 +283,7 @@ TEST(SkinnyDevice, RefusedBeforeLaunchWithTheLimit) {
   }
   // A caller-owned workspace one byte short of the plan is refused too (a plan that reduces its shards through the
   // workspace: a cluster-reduced one needs none).
-  sk::SkinnyOptions through_workspace;
+  sk::Sm90Options through_workspace;
   through_workspace.force_cluster_reduce = 1;
   const auto ok = sk::make_plan(shape(64, 64, 2048), port::device_profile(), through_workspace);
   ASSERT_TRUE(ok.ok && ok.workspace_bytes > 0) << ok.describe();

@@ -20,7 +20,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const auto s = *gen_shape();
   const auto& arch = arch_of(*rc::gen::inRange(0, 3));
   const int force = *rc::gen::element(0, 1, 2);
-  sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, force};
+  sk::Sm90Options opt{{sk::SkinnyVariant::fixed, force}};
   if (arch.arch == port::Arch::sm_90) {
     opt.force_kernel = *rc::gen::element(sk::TensorCoreKernel::plan_choice, sk::TensorCoreKernel::mma_m16n8k16,
                                           sk::TensorCoreKernel::wgmma, sk::TensorCoreKernel::producer_warp);  // the plan's choice, m16n8k16, wgmma, producer warp
@@ -32,18 +32,19 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     if ((s.k <= 512 || opt.force_kernel == sk::TensorCoreKernel::mma_m16n8k16) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
   }
   if (opt.force_kernel == sk::TensorCoreKernel::producer_warp) {  // one layout per shape and tile of b: no other option forced
-    opt = sk::SkinnyOptions{};
+    opt = sk::Sm90Options{};
     opt.force_kernel = sk::TensorCoreKernel::producer_warp;
     opt.force_pw_tile_m = *rc::gen::element(0, 128);
   }
   const sk::SkinnyPlan p = sk::make_plan(s, arch, opt);
+  const sk::Sm90Layout& lay = sk::sm90_layout(p);  // the sm_90 layout (empty on the AMD profiles)
   // A forced cluster reduction is refused, by design, when no shard count runs its clusters in one wave.
   if (!p.ok && opt.force_cluster_reduce == 2 && p.reason.find("in one wave") != std::string::npos) return;
   if (!p.ok) RC_FAIL("refused: " + p.describe());  // every shape of the skinny range with K % 8 == 0 is admitted
   RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
   for (const auto& ph : p.lds_phases()) RC_ASSERT(ph.bytes <= p.lds_alloc_bytes);
   // The model cost the plan was chosen by is the public model's value for it (what fit_skinny_model evaluates).
-  if (p.mma) RC_ASSERT(sk::skinny_model_us(p, arch) == p.mma_model_cost);
+  if (lay.mma) RC_ASSERT(sk::skinny_model_us(p, arch) == lay.mma_model_cost);
   else RC_ASSERT(sk::skinny_model_us(p, arch) == -1.0);
   // Every shard is non-empty and together they cover K.
   RC_ASSERT(p.k_rnd * p.k_shard >= s.k);
@@ -59,11 +60,11 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   if (opt.force_cluster_reduce != 0) RC_ASSERT(p.cluster_reduce == (opt.force_cluster_reduce == 2));
   if (p.cluster_reduce) {
     // A cluster per output tile (its shards adjacent), within the arch's cluster size; nothing outside LDS.
-    RC_ASSERT(p.wgmma || p.producer_warp);
+    RC_ASSERT(lay.wgmma || lay.producer_warp);
     RC_ASSERT(p.k_rnd >= 2 && p.k_rnd <= std::min(arch.max_cluster_blocks, sk::kMaxClusterShards));
     RC_ASSERT(p.cluster_blocks == p.k_rnd && ka.grid % p.cluster_blocks == 0);
     RC_ASSERT(p.workspace_bytes == 0 && p.counter_bytes == 0 && p.partial_bytes == 0 && p.lds_readback == 0);
-    if (p.wgmma) RC_ASSERT(p.lds_kreduce == static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4);
+    if (lay.wgmma) RC_ASSERT(p.lds_kreduce == static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4);
   } else {
     RC_ASSERT(p.cluster_blocks == 1);
     RC_ASSERT(p.readback_batch_shards >= 1);
@@ -80,7 +81,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(ka.n_slices == p.n_slices && ka.slice_rows == p.slice_rows);
   RC_ASSERT(static_cast<std::int64_t>(p.n_slices) * p.slice_rows >= s.n);
   RC_ASSERT(static_cast<std::int64_t>(p.n_slices - 1) * p.slice_rows < s.n);
-  if (!p.wgmma && !p.producer_warp) RC_ASSERT(p.n_slices == 1);
+  if (!lay.wgmma && !lay.producer_warp) RC_ASSERT(p.n_slices == 1);
   if (opt.force_slice_rows != 0) RC_ASSERT(p.slice_rows == opt.force_slice_rows);
   RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * ka.readback_pass_outputs * 4 <= ka.lds_bytes);
   // Kernel structural invariants: whole micro-tiles and k-groups; readback passes of whole N-tiles with at most
@@ -98,14 +99,14 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
   RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
   RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
-  if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(p.wgmma == (opt.force_kernel == sk::TensorCoreKernel::wgmma));
-  if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(p.producer_warp == (opt.force_kernel == sk::TensorCoreKernel::producer_warp));
-  if (opt.force_kernel == sk::TensorCoreKernel::plan_choice) RC_ASSERT(p.producer_warp == sk::producer_warp_preferred(s, arch, opt));
-  if (p.producer_warp) {
+  if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(lay.wgmma == (opt.force_kernel == sk::TensorCoreKernel::wgmma));
+  if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(lay.producer_warp == (opt.force_kernel == sk::TensorCoreKernel::producer_warp));
+  if (opt.force_kernel == sk::TensorCoreKernel::plan_choice) RC_ASSERT(lay.producer_warp == sk::producer_warp_preferred(s, arch, opt));
+  if (lay.producer_warp) {
     // Producer-warp kernel: one workgroup of 288 threads per 64 (or, forced or by the rule, 128) rows of b, one
     // wgmma n (8 to 128) covering N; its ring is one of pw_ring's two for its rows (several panels per copy
     // only where K % 64 == 0); ring, barriers and the epilogue's LDS fit the allocation.
-    RC_ASSERT(p.mma && !p.wgmma && p.cluster_reduce == (p.k_rnd > 1) && p.slice_rows == 8 * p.mma_n_blocks);
+    RC_ASSERT(lay.mma && !lay.wgmma && p.cluster_reduce == (p.k_rnd > 1) && p.slice_rows == 8 * lay.mma_n_blocks);
     // All rows of a in one workgroup, the sliced rule's 32-row slices for K < kPwMinKSplit, or its 64-row slices
     // for N > 64 and kPwMinKSplit <= K <= kPwMaxKPartialGrid (no forced slicing here).
     if (p.n_slices > 1 && s.k < sk::kPwMinKSplit) RC_ASSERT(p.slice_rows == sk::kPwSliceRows && s.n > sk::kPwSliceRows);
@@ -113,7 +114,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
       RC_ASSERT(p.slice_rows == sk::kPwMaxRowsPartialGrid && s.n > sk::kPwMaxRowsPartialGrid &&
                 s.k <= sk::kPwMaxKPartialGrid);
     else RC_ASSERT(p.slice_rows >= s.n);
-    RC_ASSERT(p.mma_n_blocks >= 1 && p.mma_n_blocks <= 16 && (p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
+    RC_ASSERT(lay.mma_n_blocks >= 1 && lay.mma_n_blocks <= 16 && (lay.mma_n_blocks & (lay.mma_n_blocks - 1)) == 0);
     if (p.n_slices == 1) RC_ASSERT(p.slice_rows < 2 * s.n || p.slice_rows == 8);  // the smallest that covers N
     RC_ASSERT(p.tile_m == sk::kPwTileM || p.tile_m == sk::kPwWideTileM);
     if (opt.force_pw_tile_m != 0) RC_ASSERT(p.tile_m == opt.force_pw_tile_m);
@@ -125,80 +126,80 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     if (opt.force_pw_tile_m == 0 && wide_rule) RC_ASSERT(p.k_rnd == 1 && p.n_slices == 1);
     RC_ASSERT(p.k_groups == (p.tile_m == sk::kPwTileM ? 2 : 1));
     RC_ASSERT(p.grid == (s.m + p.tile_m - 1) / p.tile_m * p.n_slices * p.k_rnd && p.block == sk::kPwThreads);
-    RC_ASSERT(ka.producer_warp && !ka.wgmma && ka.block == sk::kPwThreads);
+    RC_ASSERT(lay.producer_warp && !lay.wgmma && ka.block == sk::kPwThreads);
     bool known_ring = false;
     for (bool wide : {true, false}) {
       const sk::PwRing r = sk::pw_ring(p.slice_rows, wide, p.tile_m);
-      known_ring |= r.stages == p.mma_stages && r.panels == p.mma_panels;
+      known_ring |= r.stages == lay.mma_stages && r.panels == lay.mma_panels;
     }
     RC_ASSERT(known_ring);
-    if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(p.mma_panels == 1);
-    RC_ASSERT(p.k_shard == static_cast<std::int64_t>(p.chunks_per_shard) * p.mma_panels * sk::kWgmmaPanelK);
+    if (s.k % sk::kWgmmaPanelK != 0) RC_ASSERT(lay.mma_panels == 1);
+    RC_ASSERT(p.k_shard == static_cast<std::int64_t>(p.chunks_per_shard) * lay.mma_panels * sk::kWgmmaPanelK);
     RC_ASSERT(p.k_rnd * p.k_shard - s.k < p.k_shard);  // no empty shard; the last one may be shorter
     if (opt.force_kernel == sk::TensorCoreKernel::plan_choice && p.k_rnd > 1 && 2 * ((s.m + 63) / 64) > arch.compute_units)
       RC_FAIL("a split on a grid of tiles that leaves fewer than half the SMs idle: " + p.describe());
-    const std::size_t ring = static_cast<std::size_t>(p.mma_stages) * p.mma_panels * (p.tile_m + p.slice_rows) * 128;
-    RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + p.mma_stages * 16);
+    const std::size_t ring = static_cast<std::size_t>(lay.mma_stages) * lay.mma_panels * (p.tile_m + p.slice_rows) * 128;
+    RC_ASSERT(p.lds_main >= ring + sk::kWgmmaAlignSlack + lay.mma_stages * 16);
     RC_ASSERT(ring <= static_cast<std::size_t>(sk::kPwRingBytes));
     // The epilogue: the k-group exchange (64 rows of b only) and the transposed output tile.
     const int exchange = p.tile_m == sk::kPwTileM ? 64 * sk::pw_red_stride(p.slice_rows) : 0;
     RC_ASSERT(p.lds_kreduce >= (exchange + p.slice_rows * sk::pw_tile_stride(p.tile_m)) * 4 + sk::kWgmmaAlignSlack);
     RC_ASSERT(p.lds_kreduce <= ring);  // the epilogue reuses the ring, never the barriers after it
-  } else if (p.wgmma) {
+  } else if (lay.wgmma) {
     // Warpgroup path: 2 warpgroups tile the output along M and split the panels; 64-row tiles of b; the padded
     // rows of a are a power-of-two multiple of 8 that covers N; panels of 64 K divide the chunk, at most 4 (fixed
     // swizzled copy columns); every panel is whole 1 KiB swizzle atoms; the ring fits the one-block-per-SM budget.
-    RC_ASSERT(p.mma && p.mma_warps_n == 1);
-    RC_ASSERT(p.mma_warps_m * p.k_groups == 2);
-    RC_ASSERT(p.mma_m_tiles == 4 || p.mma_m_tiles == 8);
-    RC_ASSERT(p.tile_m == 16 * p.mma_m_tiles * p.mma_warps_m);
-    RC_ASSERT(8 * p.mma_n_blocks == p.slice_rows);  // each workgroup multiplies its slice's rows of a
+    RC_ASSERT(lay.mma && lay.mma_warps_n == 1);
+    RC_ASSERT(lay.mma_warps_m * p.k_groups == 2);
+    RC_ASSERT(lay.mma_m_tiles == 4 || lay.mma_m_tiles == 8);
+    RC_ASSERT(p.tile_m == 16 * lay.mma_m_tiles * lay.mma_warps_m);
+    RC_ASSERT(8 * lay.mma_n_blocks == p.slice_rows);  // each workgroup multiplies its slice's rows of a
     RC_ASSERT(p.n_p2 == std::max(16, p.slice_rows));
     RC_ASSERT(p.slice_rows <= sk::wgmma_unsliced_rows(s.n));
-    RC_ASSERT((p.mma_n_blocks & (p.mma_n_blocks - 1)) == 0);
-    RC_ASSERT(p.mma_panels >= 1 && p.mma_panels <= sk::kWgmmaMaxPanels && p.mma_panels % p.k_groups == 0);
+    RC_ASSERT((lay.mma_n_blocks & (lay.mma_n_blocks - 1)) == 0);
+    RC_ASSERT(lay.mma_panels >= 1 && lay.mma_panels <= sk::kWgmmaMaxPanels && lay.mma_panels % p.k_groups == 0);
     {  // the kernel has a main loop for 1, 2 and 4 panels per k-group only (any other count would run as 4)
-      const int per_group = p.mma_panels / p.k_groups;
+      const int per_group = lay.mma_panels / p.k_groups;
       RC_ASSERT(per_group == 1 || per_group == 2 || per_group == 4);
     }
-    RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kWgmmaPanelK) == 0);  // bulk copies never cross a shard's end
-    RC_ASSERT(p.tile_m <= 256 && 8 * p.mma_n_blocks <= 256);
-    RC_ASSERT(p.mma_stages >= sk::kWgmmaMinStages && p.mma_stages <= sk::kWgmmaStages);
+    RC_ASSERT(p.k_chunk % (lay.mma_panels * sk::kWgmmaPanelK) == 0);  // bulk copies never cross a shard's end
+    RC_ASSERT(p.tile_m <= 256 && 8 * lay.mma_n_blocks <= 256);
+    RC_ASSERT(lay.mma_stages >= sk::kWgmmaMinStages && lay.mma_stages <= sk::kWgmmaStages);
     {
       // The slot count keeps the most panels in flight ((slots - 1) x panels per slot, the ring and the k-group
       // reduction within the budget); a tie keeps 4 slots. Recomputed here from the ring's layout.
-      const std::size_t rows = static_cast<std::size_t>(p.tile_m + 8 * p.mma_n_blocks);
-      const std::size_t budget = sk::mma_lds_budget(p.mma_resident);
+      const std::size_t rows = static_cast<std::size_t>(p.tile_m + 8 * lay.mma_n_blocks);
+      const std::size_t budget = sk::mma_lds_budget(lay.mma_resident);
       const std::size_t kreduce = p.k_groups > 1 ? static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4 : 0;
       auto fits = [&](int st, int pn) {
         const std::size_t ring = st * pn * rows * sk::kWgmmaPanelK * 2 + sk::kWgmmaAlignSlack + st * 8;
         return std::max(ring, kreduce) <= budget;
       };
-      RC_ASSERT(fits(p.mma_stages, p.mma_panels));
-      RC_ASSERT(p.mma_panels == sk::kWgmmaMaxPanels || !fits(p.mma_stages, 2 * p.mma_panels));
+      RC_ASSERT(fits(lay.mma_stages, lay.mma_panels));
+      RC_ASSERT(lay.mma_panels == sk::kWgmmaMaxPanels || !fits(lay.mma_stages, 2 * lay.mma_panels));
       for (int st = sk::kWgmmaMinStages; st <= sk::kWgmmaStages; ++st)
         for (int pn = p.k_groups; pn <= sk::kWgmmaMaxPanels; pn *= 2)
-          if (st != p.mma_stages && fits(st, pn)) {
-            if (st > p.mma_stages) RC_ASSERT((st - 1) * pn < (p.mma_stages - 1) * p.mma_panels);
-            else RC_ASSERT((st - 1) * pn <= (p.mma_stages - 1) * p.mma_panels);
+          if (st != lay.mma_stages && fits(st, pn)) {
+            if (st > lay.mma_stages) RC_ASSERT((st - 1) * pn < (lay.mma_stages - 1) * lay.mma_panels);
+            else RC_ASSERT((st - 1) * pn <= (lay.mma_stages - 1) * lay.mma_panels);
           }
     }
-    RC_ASSERT((p.tile_m + 8 * p.mma_n_blocks) * sk::kWgmmaPanelK * 2 % 1024 == 0);
-    RC_ASSERT(p.mma_resident >= 1 && p.mma_resident <= sk::wgmma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles / 4));
-    RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::mma_lds_budget(p.mma_resident));
-    if (opt.force_resident != 0) RC_ASSERT(p.mma_resident == opt.force_resident);
-  } else if (p.mma) {
+    RC_ASSERT((p.tile_m + 8 * lay.mma_n_blocks) * sk::kWgmmaPanelK * 2 % 1024 == 0);
+    RC_ASSERT(lay.mma_resident >= 1 && lay.mma_resident <= sk::wgmma_blocks_per_sm(lay.mma_n_blocks, lay.mma_m_tiles / 4));
+    RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <= sk::mma_lds_budget(lay.mma_resident));
+    if (opt.force_resident != 0) RC_ASSERT(lay.mma_resident == opt.force_resident);
+  } else if (lay.mma) {
     // Tensor-core path: 8 warps tile the output and split the panels; each stage's K divides the chunk; the ring
     // and reduction fit the two-blocks-per-SM budget; per-warp branches stay uniform over 64-lane warp pairs.
-    RC_ASSERT(p.mma_warps_m * p.mma_warps_n * p.k_groups == 8);
-    RC_ASSERT(p.tile_m == 16 * p.mma_m_tiles * p.mma_warps_m);
-    RC_ASSERT(8 * p.mma_n_blocks * p.mma_warps_n >= s.n);
-    RC_ASSERT(8 * p.mma_n_blocks * p.mma_warps_n <= p.n_p2);
-    RC_ASSERT(p.mma_panels % p.k_groups == 0);
-    RC_ASSERT(p.k_chunk % (p.mma_panels * sk::kMmaPanelK) == 0);
+    RC_ASSERT(lay.mma_warps_m * lay.mma_warps_n * p.k_groups == 8);
+    RC_ASSERT(p.tile_m == 16 * lay.mma_m_tiles * lay.mma_warps_m);
+    RC_ASSERT(8 * lay.mma_n_blocks * lay.mma_warps_n >= s.n);
+    RC_ASSERT(8 * lay.mma_n_blocks * lay.mma_warps_n <= p.n_p2);
+    RC_ASSERT(lay.mma_panels % p.k_groups == 0);
+    RC_ASSERT(p.k_chunk % (lay.mma_panels * sk::kMmaPanelK) == 0);
     RC_ASSERT(std::max(p.lds_main, p.lds_kreduce) <=
-              sk::mma_lds_budget(sk::mma_blocks_per_sm(p.mma_n_blocks, p.mma_m_tiles)));
-    if (p.mma_warps_n > 1) RC_ASSERT(p.mma_warps_m >= 2);
+              sk::mma_lds_budget(sk::mma_blocks_per_sm(lay.mma_n_blocks, lay.mma_m_tiles)));
+    if (lay.mma_warps_n > 1) RC_ASSERT(lay.mma_warps_m >= 2);
   }
   RC_ASSERT(p.n_p2 >= std::min<std::int64_t>(s.n, p.slice_rows));  // every workgroup computes its slice's rows
   RC_ASSERT(p.m_padded >= s.m);
@@ -220,7 +221,7 @@ TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
   // known-bugs #1: N >= 65 (N_p2 = 128, two 64-row N-tiles, 8 KiB per shard), K = 5248, the pre-fix CHUNKK
   // rule picks CHUNKK = 2 -> k_rnd = ceil(5248/256) = 21 -> 21 · 8 KiB = 172,032 B > 163,840 B.
   sk::SkinnyShape s = shape_nmk(65, 16, 5248);
-  const auto legacy = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0});
+  const auto legacy = sk::make_plan(s, port::kGfx950, sk::SkinnyOptions{sk::SkinnyVariant::readback_one_pass, 0});
   ASSERT_TRUE(legacy.ok) << legacy.reason;
   EXPECT_EQ(legacy.n_p2, 128);
   EXPECT_EQ(legacy.tile_m, 16);
@@ -235,7 +236,7 @@ TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
   EXPECT_EQ(fixed.k_rnd, 11);
   EXPECT_EQ(fixed.readback_batches, 1);
   // Forcing CHUNKK = 2 on the fixed kernel: 20 shards per batch (20 · 8 KiB <= 160 KiB), 2 batches.
-  const auto forced = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::fixed, 2});
+  const auto forced = sk::make_plan(s, port::kGfx950, sk::SkinnyOptions{sk::SkinnyVariant::fixed, 2});
   EXPECT_EQ(forced.k_rnd, 21);
   EXPECT_EQ(forced.readback_batch_shards, 20);
   EXPECT_EQ(forced.readback_batches, 2);
@@ -243,18 +244,18 @@ TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
   s.n = 32;
   s.m = 32;
   s.k = 10368;
-  const auto l32 = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0});
+  const auto l32 = sk::make_plan(s, port::kGfx950, sk::SkinnyOptions{sk::SkinnyVariant::readback_one_pass, 0});
   EXPECT_EQ(l32.k_rnd, 41);
   EXPECT_GT(l32.lds_readback, 163840u);
   s.k = 10240;
-  EXPECT_LE(sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::readback_one_pass, 0}).lds_readback, 163840u);
+  EXPECT_LE(sk::make_plan(s, port::kGfx950, sk::SkinnyOptions{sk::SkinnyVariant::readback_one_pass, 0}).lds_readback, 163840u);
 }
 
 TEST(SkinnyPlan, OptimisticPredicateUndercountsWhenChunkkIsTwo) {
   sk::SkinnyShape s = shape_nmk(40, 64, 2048);
   const auto real = sk::make_plan(s, port::kGfx950);
   ASSERT_EQ(real.chunkk, 2);  // 4·4 tiles·shards = 16, 32 <= 256; ceil(2048/256) = 8 <= 11
-  const auto opt = sk::make_plan(s, port::kGfx950, {sk::SkinnyVariant::optimistic_workspace_predicate, 0});
+  const auto opt = sk::make_plan(s, port::kGfx950, sk::SkinnyOptions{sk::SkinnyVariant::optimistic_workspace_predicate, 0});
   // Predicate counts ceil(2048/512) = 4 slabs, the kernel writes 8: exactly half the slab bytes.
   const std::size_t slab = static_cast<std::size_t>(opt.tiles_m) * opt.n_p2 * opt.tile_m * 4;
   EXPECT_EQ(opt.workspace_need_bytes - opt.workspace_bytes, 4 * slab);

@@ -1,4 +1,4 @@
-// The skinny GEMM's tensor-core path (plan.mma, chosen for sm_90) on the simulator with the sm_90 profile (wave
+// The skinny GEMM's tensor-core path (sk::sm90_layout(plan).mma, chosen for sm_90) on the simulator with the sm_90 profile (wave
 // 32, kernels/nvidia/port/mma.hpp emulated): per-row check against the float64 reference over N classes (every
 // mma_n_blocks value, N not a multiple of 8), K tails, M not a multiple of 16, both dtypes, every bias shape,
 // padded rows of a, both CHUNKK values; bit-determinism under random schedules; counters back at zero.
@@ -55,10 +55,10 @@ void use_random_schedule(const char* name) {
 }
 
 std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& pool, port::Stream& st,
-                          std::mt19937_64& rng, sk::SkinnyOptions opt = {}) {
+                          std::mt19937_64& rng, sk::Sm90Options opt = {}) {
   const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
   if (!plan.ok) return "refused: " + plan.reason;
-  if (!plan.mma) return "not the MMA path: " + plan.describe();
+  if (!sk::sm90_layout(plan).mma) return "not the MMA path: " + plan.describe();
   return run_plan_and_check(plan, pool, st, rng);
 }
 
@@ -109,12 +109,12 @@ TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
         for (int cps : {1, 3}) {
           const auto s = shape(n, idx % 2 ? 40 : 48, 1032, idx % 3 ? sk::ElemType::bf16 : sk::ElemType::f16,
                                idx % 2 ? sk::BiasShape::nm : sk::BiasShape::m, 0);
-          const sk::SkinnyOptions opt{sk::SkinnyVariant::fixed, 1, wm, cps, mt, sk::TensorCoreKernel::mma_m16n8k16};
+          const sk::Sm90Options opt{{sk::SkinnyVariant::fixed, 1}, wm, cps, mt, sk::TensorCoreKernel::mma_m16n8k16};
           const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
           if (!plan.ok) continue;  // not a layout of this N class, or over the LDS budget
           ++idx;
-          EXPECT_EQ(plan.mma_m_tiles, mt);
-          EXPECT_EQ(plan.mma_warps_m, wm);
+          EXPECT_EQ(sk::sm90_layout(plan).mma_m_tiles, mt);
+          EXPECT_EQ(sk::sm90_layout(plan).mma_warps_m, wm);
           EXPECT_EQ(plan.k_rnd, cps == 1 ? 3 : 1) << plan.describe();
           const std::string f = run_and_check(s, pool, st, rng, opt);
           ++cases;
@@ -126,7 +126,7 @@ TEST_F(SkinnyMmaSim, EveryForcedLayoutMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
-// The warpgroup kernel (plan.wgmma) in every layout (sweep_wgmma_layouts); the emulated wgmma reads LDS at the
+// The warpgroup kernel (sk::sm90_layout(plan).wgmma) in every layout (sweep_wgmma_layouts); the emulated wgmma reads LDS at the
 // hardware's swizzled addresses.
 TEST_F(SkinnyMmaSim, EveryWgmmaLayoutMatchesReferencePerRow) {
   auto rng = dsv4::test::rng_for_current_test();
@@ -181,14 +181,14 @@ TEST_F(SkinnyMmaSim, RandomShapesWithRandomSlicesMatchReferencePerRow) {
     s.lda = pick(0, 3) == 0 ? s.k + 8 * pick(1, 4) : 0;
     s.dtype = pick(0, 1) ? sk::ElemType::bf16 : sk::ElemType::f16;
     s.bias = static_cast<sk::BiasShape>(pick(0, 3));
-    sk::SkinnyOptions o;
+    sk::Sm90Options o;
     o.force_kernel = sk::TensorCoreKernel::wgmma;
     const int most = sk::wgmma_unsliced_rows(s.n);
     o.force_slice_rows = pick(0, 2) == 0 ? 0 : std::max(8, most >> pick(0, 3));
     o.force_chunks_per_shard = pick(0, 2);  // 0: the model's
     const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), o);
     ASSERT_TRUE(plan.ok) << plan.describe();
-    ASSERT_TRUE(plan.wgmma) << plan.describe();
+    ASSERT_TRUE(sk::sm90_layout(plan).wgmma) << plan.describe();
     if (plan.n_slices > 1) ++sliced;
     const std::string f = run_plan_and_check(plan, pool, st, rng, pick(0, 3) == 0, 0);
     EXPECT_TRUE(f.empty()) << "case " << i << ": " << f;
@@ -205,15 +205,15 @@ TEST_F(SkinnyMmaSim, BitDeterministicUnderRandomSchedules) {
   const auto s = shape(40, 48, 5248, sk::ElemType::bf16, sk::BiasShape::m, 0);
   // The split-K kernels' plan (the producer-warp kernel's rule would take this shape), and the producer-warp kernel
   // split into a cluster of 5 shards (41 steps of 128 K: the ranks sum each other's LDS in rank order).
-  sk::SkinnyOptions split_k, pw;
+  sk::Sm90Options split_k, pw;
   split_k.allow_producer_warp = false;
   pw.force_kernel = sk::TensorCoreKernel::producer_warp;
   pw.force_chunks_per_shard = 9;
-  for (const sk::SkinnyOptions& opt : {split_k, pw}) {
+  for (const sk::Sm90Options& opt : {split_k, pw}) {
     const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
-    ASSERT_TRUE(plan.ok && plan.mma) << plan.describe();
+    ASSERT_TRUE(plan.ok && sk::sm90_layout(plan).mma) << plan.describe();
     ASSERT_GT(plan.k_rnd, 1) << plan.describe();
-    ASSERT_EQ(plan.producer_warp, opt.force_kernel == sk::TensorCoreKernel::producer_warp) << plan.describe();
+    ASSERT_EQ(sk::sm90_layout(plan).producer_warp, opt.force_kernel == sk::TensorCoreKernel::producer_warp) << plan.describe();
     const std::string f = check_bit_determinism(plan, 3, pool, st, rng, [](int r) {
       auto o = port::sim::options();
       o.schedule = port::sim::Schedule::random;

@@ -1,10 +1,12 @@
 // CPU-only tests of the sm_90 skinny plan (kernels/nvidia/skinny_gemm/sm90_plan.hpp): residency, ring slots,
 // cluster reduction and output-row slices as plan choices, the time model's pick among the layouts, and the
-// producer-warp kernel's rules (its tile of b, its split) at their edges.
+// producer-warp kernel's rules (its tile of b, its split) at their edges, and how the sm_90 options and layout ride on
+// the portable plan.
 #include <gtest/gtest.h>
 #include <rapidcheck/gtest.h>
 
 #include <string>
+#include <vector>
 
 #include "kernels/nvidia/skinny_gemm/sm90_plan.hpp"
 #include "kernels/port/arch.hpp"
@@ -20,16 +22,16 @@ namespace port = dsv4::port;
 // instance built for one cannot be forced to two, and the refusal says so.
 TEST(SkinnyPlan, WarpgroupResidencyIsAChoiceOfThePlan) {
   sk::SkinnyShape s = shape_nmk(4, 7168, 16384);
-  sk::SkinnyOptions two{sk::SkinnyVariant::fixed, 0, 1, 0, 4, sk::TensorCoreKernel::wgmma, 2,
+  sk::Sm90Options two{{sk::SkinnyVariant::fixed, 0}, 1, 0, 4, sk::TensorCoreKernel::wgmma, 2,
                         sk::wgmma_unsliced_rows(s.n)},
       one = two;
   one.force_resident = 1;
   const sk::SkinnyPlan p2 = sk::make_plan(s, port::kSm90, two), p1 = sk::make_plan(s, port::kSm90, one);
   ASSERT_TRUE(p2.ok && p1.ok) << p2.reason << " / " << p1.reason;
-  EXPECT_EQ(p2.mma_resident, 2);
-  EXPECT_EQ(p1.mma_resident, 1);
+  EXPECT_EQ(sk::sm90_layout(p2).mma_resident, 2);
+  EXPECT_EQ(sk::sm90_layout(p1).mma_resident, 1);
   // One per SM keeps more panels in flight ((slots - 1) x panels per slot; see RingSlotsKeepTheMostPanelsInFlight).
-  EXPECT_GT((p1.mma_stages - 1) * p1.mma_panels, (p2.mma_stages - 1) * p2.mma_panels)
+  EXPECT_GT((sk::sm90_layout(p1).mma_stages - 1) * sk::sm90_layout(p1).mma_panels, (sk::sm90_layout(p2).mma_stages - 1) * sk::sm90_layout(p2).mma_panels)
       << p1.describe() << " vs " << p2.describe();
   EXPECT_GT(p1.lds_alloc_bytes, sk::mma_lds_budget(2));
   s.n = 128;  // 128 rows of a: every warpgroup instance runs one workgroup per SM
@@ -56,12 +58,12 @@ TEST(SkinnyPlan, RingSlotsKeepTheMostPanelsInFlight) {
   };
   for (const Case& c : cases) {
     const sk::SkinnyShape s = shape_nmk(c.n, 7168, 16384);
-    sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 0, 1, 0, c.m_tiles, sk::TensorCoreKernel::wgmma, c.resident,
+    sk::Sm90Options o{{sk::SkinnyVariant::fixed, 0}, 1, 0, c.m_tiles, sk::TensorCoreKernel::wgmma, c.resident,
                         sk::wgmma_unsliced_rows(c.n)};
     const sk::SkinnyPlan p = sk::make_plan(s, port::kSm90, o);
     ASSERT_TRUE(p.ok) << c.why << ": " << p.reason;
-    EXPECT_EQ(p.mma_stages, c.stages) << c.why << ": " << p.describe();
-    EXPECT_EQ(p.mma_panels, c.panels) << c.why << ": " << p.describe();
+    EXPECT_EQ(sk::sm90_layout(p).mma_stages, c.stages) << c.why << ": " << p.describe();
+    EXPECT_EQ(sk::sm90_layout(p).mma_panels, c.panels) << c.why << ": " << p.describe();
   }
 }
 
@@ -70,7 +72,7 @@ TEST(SkinnyPlan, RingSlotsKeepTheMostPanelsInFlight) {
 // one-shard plan or a bug-zoo variant (each refusal names why).
 TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
   const sk::SkinnyShape s = shape_nmk(32, 1024, 2048);  // 4 chunks of 512
-  sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, sk::TensorCoreKernel::wgmma, 0, 32};  // 64-row tiles, one chunk per shard
+  sk::Sm90Options o{{sk::SkinnyVariant::fixed, 1}, 1, 1, 4, sk::TensorCoreKernel::wgmma, 0, 32};  // 64-row tiles, one chunk per shard
   o.force_cluster_reduce = 2;
   const sk::SkinnyPlan cl = sk::make_plan(s, port::kSm90, o);
   o.force_cluster_reduce = 1;
@@ -91,8 +93,8 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
   // The model's choice without forcing is one of the two (whichever it costs lower).
   o.force_cluster_reduce = 0;
   const sk::SkinnyPlan pick = sk::make_plan(s, port::kSm90, o);
-  EXPECT_EQ(pick.mma_model_cost, std::min(cl.mma_model_cost, ws.mma_model_cost));
-  auto refused = [&](const sk::SkinnyShape& sh, const port::ArchProfile& arch, sk::SkinnyOptions opt,
+  EXPECT_EQ(sk::sm90_layout(pick).mma_model_cost, std::min(sk::sm90_layout(cl).mma_model_cost, sk::sm90_layout(ws).mma_model_cost));
+  auto refused = [&](const sk::SkinnyShape& sh, const port::ArchProfile& arch, sk::Sm90Options opt,
                      const std::string& why) {
     opt.force_cluster_reduce = 2;
     const sk::SkinnyPlan r = sk::make_plan(sh, arch, opt);
@@ -100,17 +102,66 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
     EXPECT_NE(r.reason.find(why), std::string::npos) << r.reason;
   };
   refused(shape_nmk(32, 1024, 512), port::kSm90, o, "with 1 K-shard(s)");  // one chunk
-  sk::SkinnyOptions sixteen = o;
+  sk::Sm90Options sixteen = o;
   sixteen.force_chunkk = 2;
   sixteen.force_chunks_per_shard = 1;
   refused(shape_nmk(32, 1024, 4096), port::kSm90, sixteen, "with 16 K-shard(s): a cluster holds 2..8");
-  sk::SkinnyOptions mma = o;
+  sk::Sm90Options mma = o;
   mma.force_kernel = sk::TensorCoreKernel::mma_m16n8k16;
   refused(s, port::kSm90, mma, "warpgroup kernel");
-  refused(s, port::kGfx950, sk::SkinnyOptions{}, "warpgroup kernel");
-  sk::SkinnyOptions zoo = o;
+  refused(s, port::kGfx950, sk::Sm90Options{}, "warpgroup kernel");
+  sk::Sm90Options zoo = o;
   zoo.variant = sk::SkinnyVariant::optimistic_workspace_predicate;
   refused(s, port::kSm90, zoo, "bug-zoo variants");
+}
+
+// The sm_90 layout rides on the portable plan (SkinnyPlan::arch_layout): make_plan with the portable options reaches
+// the sm_90 plan on sm_90 profiles (make_sm90_plan's with the default Sm90Options) and gives none on AMD profiles.
+// There an Sm90Options field naming a kernel or a layout only sm_90 has is refused by name (after the shape's own
+// refusal); the others leave the portable plan as it is.
+TEST(SkinnyPlan, Sm90OptionsAndLayoutRideOnThePortablePlan) {
+  const sk::SkinnyShape s = shape_nmk(32, 1024, 4096);
+  const sk::SkinnyPlan sm90 = sk::make_plan(s, port::kSm90);
+  ASSERT_TRUE(sm90.ok && sm90.arch_layout) << sm90.describe();
+  EXPECT_EQ(&sk::sm90_layout(sm90), sm90.arch_layout.get());
+  EXPECT_EQ(sm90.describe(), sk::make_sm90_plan(s, port::kSm90, {}).describe());
+  EXPECT_EQ(sm90.layout_text().rfind("mma=", 0), 0u) << sm90.layout_text();
+  EXPECT_NE(sm90.describe().find(sm90.layout_text()), std::string::npos) << sm90.describe();
+  const sk::SkinnyPlan amd = sk::make_plan(s, port::kGfx950);
+  ASSERT_TRUE(amd.ok) << amd.describe();
+  EXPECT_FALSE(amd.arch_layout);
+  EXPECT_FALSE(sk::sm90_layout(amd).mma);
+  EXPECT_EQ(amd.layout_text(), "");
+  sk::Sm90Options inert;
+  inert.force_warps_m = 2;
+  inert.force_m_tiles = 4;
+  inert.force_chunks_per_shard = 3;
+  inert.force_resident = 1;
+  inert.force_cluster_reduce = 1;
+  inert.allow_producer_warp = false;
+  EXPECT_EQ(sk::make_plan(s, port::kGfx950, inert).describe(), amd.describe());
+  struct Refusal {
+    sk::Sm90Options opt;
+    std::string names;
+  };
+  std::vector<Refusal> refusals(8);
+  refusals[0].opt.force_kernel = sk::TensorCoreKernel::producer_warp, refusals[0].names = "force_kernel=producer_warp";
+  refusals[1].opt.force_kernel = sk::TensorCoreKernel::wgmma, refusals[1].names = "force_kernel=wgmma";
+  refusals[2].opt.force_kernel = sk::TensorCoreKernel::mma_m16n8k16, refusals[2].names = "force_kernel=mma_m16n8k16";
+  refusals[3].opt.force_pw_tile_m = 128, refusals[3].names = "force_pw_tile_m";
+  refusals[4].opt.force_slice_rows = 16, refusals[4].names = "force_slice_rows=16";
+  refusals[5].opt.force_resident = 3, refusals[5].names = "force_resident=3";
+  refusals[6].opt.force_cluster_reduce = 2, refusals[6].names = "cluster reduction";
+  refusals[7].opt.force_cluster_reduce = 5, refusals[7].names = "force_cluster_reduce=5";
+  for (const Refusal& r : refusals) {
+    const sk::SkinnyPlan p = sk::make_plan(s, port::kGfx950, r.opt);
+    EXPECT_FALSE(p.ok) << r.names;
+    EXPECT_NE(p.reason.find(r.names), std::string::npos) << r.names << ": " << p.reason;
+    EXPECT_FALSE(sk::can_implement(s, port::kGfx950, r.opt)) << r.names;
+    EXPECT_EQ(sk::workspace_size(s, port::kGfx950, r.opt), 0u) << r.names;
+  }
+  const sk::SkinnyPlan wide_n = sk::make_plan(shape_nmk(200, 64, 512), port::kGfx950, refusals[0].opt);
+  EXPECT_NE(wide_n.reason.find("N=200"), std::string::npos) << wide_n.reason;
 }
 
 // The warpgroup kernel may split the output rows into slices: one workgroup per (M-tile, slice, K-shard), a
@@ -118,7 +169,7 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
 // other row counts are refused, naming the option.
 TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
   sk::SkinnyShape s = shape_nmk(128, 1024, 2048);
-  sk::SkinnyOptions o{sk::SkinnyVariant::fixed, 1, 1, 1, 4, sk::TensorCoreKernel::wgmma, 0, 64};  // 64-row tiles, 4 shards, 2 slices of 64
+  sk::Sm90Options o{{sk::SkinnyVariant::fixed, 1}, 1, 1, 4, sk::TensorCoreKernel::wgmma, 0, 64};  // 64-row tiles, 4 shards, 2 slices of 64
   o.force_cluster_reduce = 1;  // through the workspace (its slabs and counters are counted below)
   const sk::SkinnyPlan two = sk::make_plan(s, port::kSm90, o);
   o.force_slice_rows = 128;
@@ -127,7 +178,7 @@ TEST(SkinnyPlan, OutputRowSlicesAreAPlanChoice) {
   EXPECT_EQ(one.n_slices, 1);
   EXPECT_EQ(two.n_slices, 2);
   EXPECT_EQ(two.slice_rows, 64);
-  EXPECT_EQ(two.mma_n_blocks, 8);  // the m64n64k16 instance
+  EXPECT_EQ(sk::sm90_layout(two).mma_n_blocks, 8);  // the m64n64k16 instance
   EXPECT_EQ(two.n_p2, 64);
   EXPECT_EQ(two.k_rnd, 4);
   EXPECT_EQ(two.grid, 16 * 2 * 4);  // M-tiles x slices x shards
@@ -160,23 +211,23 @@ RC_GTEST_PROP(SkinnyPlanProps, Sm90AutoPlanIsTheModelsCheapestLayout, ()) {
   const auto s = *gen_shape();
   const sk::SkinnyPlan best = sk::make_plan(s, port::kSm90);
   RC_ASSERT(best.ok);
-  RC_ASSERT(best.mma);
+  RC_ASSERT(sk::sm90_layout(best).mma);
   // The producer-warp kernel is taken by its rule, outside the model (ProducerWarpIsTakenByItsRule).
-  RC_ASSERT(best.producer_warp == sk::producer_warp_preferred(s, port::kSm90));
-  if (best.producer_warp) return;
+  RC_ASSERT(sk::sm90_layout(best).producer_warp == sk::producer_warp_preferred(s, port::kSm90));
+  if (sk::sm90_layout(best).producer_warp) return;
   for (sk::TensorCoreKernel kernel : {sk::TensorCoreKernel::mma_m16n8k16, sk::TensorCoreKernel::wgmma})
     for (int mt : {1, 2, 4, 8})
       for (int wm : {1, 2, 4}) {
-        sk::SkinnyOptions opt;
+        sk::Sm90Options opt;
         opt.force_m_tiles = mt;
         opt.force_warps_m = wm;
         opt.force_kernel = kernel;
         const sk::SkinnyPlan c = sk::make_plan(s, port::kSm90, opt);
         if (!c.ok) continue;
-        RC_ASSERT(c.wgmma == (kernel == sk::TensorCoreKernel::wgmma));
-        RC_ASSERT(c.mma_m_tiles == mt);
-        RC_ASSERT(c.mma_warps_m == wm);
-        RC_ASSERT(best.mma_model_cost <= c.mma_model_cost);
+        RC_ASSERT(sk::sm90_layout(c).wgmma == (kernel == sk::TensorCoreKernel::wgmma));
+        RC_ASSERT(sk::sm90_layout(c).mma_m_tiles == mt);
+        RC_ASSERT(sk::sm90_layout(c).mma_warps_m == wm);
+        RC_ASSERT(sk::sm90_layout(best).mma_model_cost <= sk::sm90_layout(c).mma_model_cost);
       }
 }
 
@@ -209,10 +260,10 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
     ASSERT_TRUE(p.ok) << p.describe();
-    EXPECT_EQ(p.producer_warp, c.pw) << p.describe();
+    EXPECT_EQ(sk::sm90_layout(p).producer_warp, c.pw) << p.describe();
     if (c.pw) {
-      EXPECT_EQ(p.mma_stages, c.stages) << p.describe();
-      EXPECT_EQ(p.mma_panels, c.panels) << p.describe();
+      EXPECT_EQ(sk::sm90_layout(p).mma_stages, c.stages) << p.describe();
+      EXPECT_EQ(sk::sm90_layout(p).mma_panels, c.panels) << p.describe();
       EXPECT_EQ(p.k_rnd, c.shards) << p.describe();
       EXPECT_EQ(p.cluster_reduce, c.shards > 1) << p.describe();
       // 32-row slices for N > 32 on 16 to 32 tiles with K < 4096, 64-row slices for N > 64 there with 4096 <= K
@@ -227,26 +278,26 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
   }
   for (const Case& c : cases) EXPECT_EQ(sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90).tile_m, 64);
   const sk::SkinnyShape s = shape_nmk(4, 4096, 2048);
-  sk::SkinnyOptions o;
+  sk::Sm90Options o;
   o.force_kernel = sk::TensorCoreKernel::wgmma;
-  EXPECT_TRUE(sk::make_plan(s, port::kSm90, o).wgmma);
+  EXPECT_TRUE(sk::sm90_layout(sk::make_plan(s, port::kSm90, o)).wgmma);
   o = {};
   o.force_chunks_per_shard = 2;
-  EXPECT_FALSE(sk::make_plan(s, port::kSm90, o).producer_warp);
-  EXPECT_FALSE(sk::make_plan(s, port::kGfx950).producer_warp);
-  EXPECT_FALSE(sk::make_plan(s, port::kSm90, {sk::SkinnyVariant::readback_one_pass}).producer_warp);
+  EXPECT_FALSE(sk::sm90_layout(sk::make_plan(s, port::kSm90, o)).producer_warp);
+  EXPECT_FALSE(sk::sm90_layout(sk::make_plan(s, port::kGfx950)).producer_warp);
+  EXPECT_FALSE(sk::sm90_layout(sk::make_plan(s, port::kSm90, sk::SkinnyOptions{sk::SkinnyVariant::readback_one_pass})).producer_warp);
   o = {};
   o.force_kernel = sk::TensorCoreKernel::producer_warp;
   const sk::SkinnyPlan small = sk::make_plan(shape_nmk(4, 64, 64), port::kSm90, o);  // forced: any grid
-  EXPECT_TRUE(small.ok && small.producer_warp) << small.describe();
+  EXPECT_TRUE(small.ok && sk::sm90_layout(small).producer_warp) << small.describe();
   const sk::SkinnyPlan amd = sk::make_plan(s, port::kGfx950, o);
   EXPECT_FALSE(amd.ok);
   EXPECT_NE(amd.reason.find("sm_90"), std::string::npos) << amd.reason;
   const sk::SkinnyPlan wide = sk::make_plan(shape_nmk(100, 4096, 2048), port::kSm90, o);  // forced: any N
-  EXPECT_TRUE(wide.ok && wide.producer_warp && wide.slice_rows == 128) << wide.describe();
+  EXPECT_TRUE(wide.ok && sk::sm90_layout(wide).producer_warp && wide.slice_rows == 128) << wide.describe();
   o.force_slice_rows = 32;  // output-row slices, as the warpgroup kernel's
   const sk::SkinnyPlan sliced = sk::make_plan(shape_nmk(100, 4096, 2048), port::kSm90, o);
-  EXPECT_TRUE(sliced.ok && sliced.producer_warp && sliced.n_slices == 4 && sliced.grid == 64 * 4) << sliced.describe();
+  EXPECT_TRUE(sliced.ok && sk::sm90_layout(sliced).producer_warp && sliced.n_slices == 4 && sliced.grid == 64 * 4) << sliced.describe();
   o.force_slice_rows = 0;
   o.force_m_tiles = 4;  // a layout of the split-K kernels
   const sk::SkinnyPlan layout = sk::make_plan(s, port::kSm90, o);
@@ -267,16 +318,16 @@ TEST(SkinnyPlan, ProducerWarpWideTileIsTakenByItsRule) {
                         {1, 16384, 16384, false}};
   for (const Case& c : cases) {
     const sk::SkinnyPlan p = sk::make_plan(shape_nmk(c.n, c.m, c.k), port::kSm90);
-    ASSERT_TRUE(p.ok && p.producer_warp) << p.describe();
+    ASSERT_TRUE(p.ok && sk::sm90_layout(p).producer_warp) << p.describe();
     EXPECT_EQ(p.tile_m, c.wide ? 128 : 64) << p.describe();
     EXPECT_EQ(p.k_groups, c.wide ? 1 : 2) << p.describe();
     if (c.wide) {
       EXPECT_EQ(p.k_rnd, 1) << p.describe();
       EXPECT_EQ(p.grid, (c.m + 127) / 128) << p.describe();
-      EXPECT_EQ(p.mma_panels, c.k % 64 == 0 ? 2 : 1) << p.describe();  // its grid leaves SMs free: the wide ring
+      EXPECT_EQ(sk::sm90_layout(p).mma_panels, c.k % 64 == 0 ? 2 : 1) << p.describe();  // its grid leaves SMs free: the wide ring
     }
   }
-  sk::SkinnyOptions o;
+  sk::Sm90Options o;
   o.force_kernel = sk::TensorCoreKernel::producer_warp;
   o.force_chunks_per_shard = 4;  // a forced layout keeps the 64-row tile
   EXPECT_EQ(sk::make_plan(shape_nmk(1, 7168, 2048), port::kSm90, o).tile_m, 64);
@@ -285,26 +336,26 @@ TEST(SkinnyPlan, ProducerWarpWideTileIsTakenByItsRule) {
 // The producer-warp kernel's wide tile (force_pw_tile_m = 128): one workgroup per 128 rows of b, no k-groups, its
 // ring from pw_ring's 128-row slots; refused for other tile heights or without the producer-warp kernel forced.
 TEST(SkinnyPlan, ProducerWarpWideTileIsForcedOrRefused) {
-  sk::SkinnyOptions o;
+  sk::Sm90Options o;
   o.force_kernel = sk::TensorCoreKernel::producer_warp;
   o.force_pw_tile_m = 128;
   const sk::SkinnyPlan p = sk::make_plan(shape_nmk(128, 4100, 2048), port::kSm90, o);
-  ASSERT_TRUE(p.ok && p.producer_warp) << p.describe();
+  ASSERT_TRUE(p.ok && sk::sm90_layout(p).producer_warp) << p.describe();
   EXPECT_EQ(p.tile_m, 128);
   EXPECT_EQ(p.k_groups, 1);
   EXPECT_EQ(p.grid, 33);  // ceil(4100 / 128) tiles, one shard
-  EXPECT_EQ(p.mma_stages, 3);  // 192 KiB of (128 + 128) x 64 bf16 slots: 6, two panels each
-  EXPECT_EQ(p.mma_panels, 2);
+  EXPECT_EQ(sk::sm90_layout(p).mma_stages, 3);  // 192 KiB of (128 + 128) x 64 bf16 slots: 6, two panels each
+  EXPECT_EQ(sk::sm90_layout(p).mma_panels, 2);
   EXPECT_NE(p.describe().find("b_tile=128"), std::string::npos) << p.describe();
   const sk::SkinnyPlan deep = sk::make_plan(shape_nmk(32, 4100, 2056), port::kSm90, o);  // K % 64 != 0: one panel
   ASSERT_TRUE(deep.ok) << deep.describe();
-  EXPECT_EQ(deep.mma_stages, 9);  // (128 + 32) rows: 9 slots
-  EXPECT_EQ(deep.mma_panels, 1);
+  EXPECT_EQ(sk::sm90_layout(deep).mma_stages, 9);  // (128 + 32) rows: 9 slots
+  EXPECT_EQ(sk::sm90_layout(deep).mma_panels, 1);
   const sk::SkinnyPlan one = sk::make_plan(shape_nmk(1, 7168, 2048), port::kSm90, o);  // 8 padded rows of a
   ASSERT_TRUE(one.ok) << one.describe();
   EXPECT_EQ(one.grid, 56);
-  EXPECT_EQ(one.mma_stages, 5);  // (128 + 8) rows: 11 one-panel slots, 5 of two panels
-  EXPECT_EQ(one.mma_panels, 2);
+  EXPECT_EQ(sk::sm90_layout(one).mma_stages, 5);  // (128 + 8) rows: 11 one-panel slots, 5 of two panels
+  EXPECT_EQ(sk::sm90_layout(one).mma_panels, 2);
   o.force_pw_tile_m = 96;
   const sk::SkinnyPlan odd = sk::make_plan(shape_nmk(64, 4096, 2048), port::kSm90, o);
   EXPECT_FALSE(odd.ok);
