@@ -12,14 +12,9 @@
 #include "kernels/port/hip_port.hpp"
 #include "kernels/port/runtime.hpp"
 #include "kernels/common/bf16_fp16_convert.hpp"
+#include "kernels/common/unroll.hpp"
 #include "kernels/skinny_gemm/skinny_params.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
-
-#if defined(DSV4_BACKEND_SIM)
-#define SKINNY_UNROLL
-#else
-#define SKINNY_UNROLL _Pragma("unroll")
-#endif
 
 namespace dsv4::kernels::skinny::detail {
 
@@ -189,7 +184,7 @@ __device__ __forceinline__ void finish_tile(const KParams& p, port::lds_ptr<std:
       port::async_commit();
       port::async_wait<0>();
       __syncthreads();
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int j = 0; j < kMaxOwnedGroups; ++j) {
         const int q = (tid + j * kBlockThreads) * kEpiVec;
         if (q >= p.pass_outs) break;
@@ -201,7 +196,7 @@ SKINNY_UNROLL
     }
 
     // ---- 4. epilogue of the pass ----
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int j = 0; j < kMaxOwnedGroups; ++j) {
       const int g = tid + j * kBlockThreads;
       if (g >= groups) break;

@@ -27,7 +27,7 @@ using detail::finish_tile;
 template <bool F16>
 __device__ __forceinline__ void unpack8(const uint4& v, float* f) {
   const unsigned w[4] = {v.x, v.y, v.z, v.w};
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int i = 0; i < 4; ++i) {
     f[2 * i] = to_f32<F16>(w[i] & 0xffffu);
     f[2 * i + 1] = to_f32<F16>(w[i] >> 16);
@@ -44,7 +44,7 @@ __device__ __forceinline__ void stage_rows(port::lds_ptr<std::uint16_t> dst, con
   const int total = rows * vpr;
   for (int v0 = tid; v0 < total; v0 += kBlockThreads * kLoadBatch) {
     uint4 val[kLoadBatch];
-    SKINNY_UNROLL
+    DSV4_UNROLL
     for (int j = 0; j < kLoadBatch; ++j) {
       const int v = v0 + j * kBlockThreads;
       val[j] = make_uint4(0, 0, 0, 0);
@@ -55,7 +55,7 @@ __device__ __forceinline__ void stage_rows(port::lds_ptr<std::uint16_t> dst, con
           val[j] = port::global_load(reinterpret_cast<const uint4*>(src + (row0 + row) * ld + kk));
       }
     }
-    SKINNY_UNROLL
+    DSV4_UNROLL
     for (int j = 0; j < kLoadBatch; ++j) {
       const int v = v0 + j * kBlockThreads;
       if (v < total) port::lds_store_as<uint4>(dst, static_cast<std::ptrdiff_t>(v / vpr) * pitch + (v % vpr) * kVec, val[j]);
@@ -86,9 +86,9 @@ __global__ void __launch_bounds__(256) skinny_gemm_kernel(KParams p) {
   const int ni = slot % rq, mi = slot / rq;
   const int vpg = vpr / p.k_groups;
   float acc[kMicroRows][kMicroCols];
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int r = 0; r < kMicroRows; ++r)
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int c = 0; c < kMicroCols; ++c) acc[r][c] = 0.f;
 
   const std::int64_t k_begin = static_cast<std::int64_t>(tr.ks) * p.chunks_per_shard * p.k_chunk;
@@ -100,19 +100,19 @@ SKINNY_UNROLL
     __syncthreads();
     for (int kv = grp * vpg; kv < (grp + 1) * vpg; ++kv) {
       float bf[kMicroCols][kVec];
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int c = 0; c < kMicroCols; ++c)
         unpack8<F16>(port::lds_load_as<uint4>(b_s, static_cast<std::ptrdiff_t>(mi + c * cq) * pitch + kv * kVec),
                      bf[c]);
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int r = 0; r < kMicroRows; ++r) {
         const int row = ni + r * rq;
         if (row >= p.n) continue;  // padded rows: no work (their LDS rows are zero anyway)
         float af[kVec];
         unpack8<F16>(port::lds_load_as<uint4>(a_s, static_cast<std::ptrdiff_t>(row) * pitch + kv * kVec), af);
-SKINNY_UNROLL
+DSV4_UNROLL
         for (int c = 0; c < kMicroCols; ++c)
-SKINNY_UNROLL
+DSV4_UNROLL
           for (int e = 0; e < kVec; ++e) acc[r][c] += af[e] * bf[c][e];
       }
     }
@@ -125,18 +125,18 @@ SKINNY_UNROLL
   float* slab = detail::slab_of(p, tr.ks, tr.index, outs);
   if (p.k_groups > 1) {
     auto red = port::lds_carve<float>(smem, 0, static_cast<std::size_t>(p.k_groups) * outs, "kgroup_reduce");
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int r = 0; r < kMicroRows; ++r)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int c = 0; c < kMicroCols; ++c)
         red[static_cast<std::ptrdiff_t>(grp) * outs + (ni + r * rq) * TM + (mi + c * cq)] = acc[r][c];
     __syncthreads();
     for (int o = tid * kEpiVec; o < outs; o += kBlockThreads * kEpiVec)
       detail::store_slab8(slab, o, detail::kgroup_sum8(red, p.k_groups, outs, o));
   } else {
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int r = 0; r < kMicroRows; ++r)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int c = 0; c < kMicroCols; ++c) port::global_store(slab + (ni + r * rq) * TM + (mi + c * cq), acc[r][c]);
   }
 

@@ -96,13 +96,13 @@ __global__ void __launch_bounds__(256, mma_blocks_per_sm(NBW, MT)) skinny_gemm_m
   // they are added once at the end (a fixed order).
   constexpr int H = MT * NBW <= 4 ? 2 : 1;
   float acc[H][MT][NBW][4];
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int h = 0; h < H; ++h)
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int mt = 0; mt < MT; ++mt)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int nb = 0; nb < NBW; ++nb)
-SKINNY_UNROLL
+DSV4_UNROLL
         for (int i = 0; i < 4; ++i) acc[h][mt][nb][i] = 0.f;
 
   // ---- 1. pipelined main loop ----
@@ -115,23 +115,23 @@ SKINNY_UNROLL
     for (int q = grp; q < P; q += KG) {
       const std::ptrdiff_t base = slot0 + static_cast<std::ptrdiff_t>(q) * panel_elems;
       uint4 fa[MT][2];
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int mt = 0; mt < MT; ++mt) {
         const int r = (wm * MT + mt) * 16 + g;
         fa[mt][0] = port::lds_load_as<uint4>(ring, base + r * PK + 8 * t);
         fa[mt][1] = port::lds_load_as<uint4>(ring, base + (r + 8) * PK + 8 * t);
       }
       uint4 fb[NBW];
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int nb = 0; nb < NBW; ++nb)  // rows of a past N are zeros in LDS: no branch in the MMA loop
         fb[nb] = port::lds_load_as<uint4>(ring, base + (TM + (wn * NBW + nb) * 8 + g) * PK + 8 * t);
       // Half 0 (words x, y) of every (mt, nb) first, then half 1 (z, w): no MMA waits for the one before it.
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int half = 0; half < 2; ++half)
-SKINNY_UNROLL
+DSV4_UNROLL
         for (int nb = 0; nb < NBW; ++nb) {
           const std::uint32_t fbh[2] = {half ? fb[nb].z : fb[nb].x, half ? fb[nb].w : fb[nb].y};
-SKINNY_UNROLL
+DSV4_UNROLL
           for (int mt = 0; mt < MT; ++mt) {
             const std::uint32_t fah[4] = {half ? fa[mt][0].z : fa[mt][0].x, half ? fa[mt][1].z : fa[mt][1].x,
                                           half ? fa[mt][0].w : fa[mt][0].y, half ? fa[mt][1].w : fa[mt][1].y};
@@ -143,20 +143,20 @@ SKINNY_UNROLL
   port::async_wait<0>();  // only empty groups can remain; the ring is reused below
   __syncthreads();
   if constexpr (H == 2) {
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int mt = 0; mt < MT; ++mt)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int nb = 0; nb < NBW; ++nb)
-SKINNY_UNROLL
+DSV4_UNROLL
         for (int i = 0; i < 4; ++i) acc[0][mt][nb][i] += acc[1][mt][nb][i];
   }
 
   port::allow_next_grid();  // the next kernel may be scheduled from here (it waits for this one's end)
   // ---- 2. k-group reduction (ascending group order), publish the shard's partial tile; 3-4 ----
   publish_tile<F16>(p, smem, tr, tid, grp, 8 * NBW * p.warps_n, [&](auto&& store) {
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int mt = 0; mt < MT; ++mt)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int nb = 0; nb < NBW; ++nb) {
         const int ml = (wm * MT + mt) * 16 + g;
         const int n = (wn * NBW + nb) * 8 + 2 * t;

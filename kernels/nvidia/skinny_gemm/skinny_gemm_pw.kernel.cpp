@@ -56,12 +56,12 @@ __device__ __forceinline__ void sum_kgroups(const float (&acc)[NN / 2], port::ld
   auto col_of = [&](int j) { return port::wgmma_acc_col(tid, j); };  // n
   // Accumulator indices stay compile-time constants (a run-time index would put acc in local memory).
   auto give = [&](auto half) {
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int j = half * H; j < (half + 1) * H; j += 2)
       port::lds_store_as<float2>(red, row_of(j) * RS + col_of(j), make_float2(acc[j], acc[j + 1]));
   };
   auto sum = [&](auto half) {
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int j = half * H; j < (half + 1) * H; j += 2) {
       const float2 o = port::lds_load_as<float2>(red, row_of(j) * RS + col_of(j));
       tile[col_of(j) * TS + row_of(j)] = acc[j] + o.x;
@@ -83,7 +83,7 @@ template <int NN>
 __device__ __forceinline__ void place_halves(const float (&acc)[NN / 2], port::lds_ptr<float> tile, int tid) {
   constexpr int TS = pw_tile_stride(kPwWideTileM);
   const int base = 64 * (tid / 128);
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int j = 0; j < NN / 2; ++j) tile[port::wgmma_acc_col(tid, j) * TS + base + port::wgmma_acc_row(tid, j)] = acc[j];
   port::named_barrier_sync(kEpilogueBarrier, kConsumers);
 }
@@ -170,7 +170,7 @@ __global__ void __launch_bounds__(kPwThreads, 1) skinny_gemm_pw_kernel(const DSV
   }
 
   float acc[NN / 2];
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int j = 0; j < NN / 2; ++j) acc[j] = 0.f;
   // k-groups (tile_m = 64): warpgroup g takes steps g, g + 2, ...; the wide tile: every step, rows 64g.. of b.
   const int first_step = kWide ? 0 : grp, step_stride = kWide ? 1 : 2;
@@ -181,9 +181,9 @@ SKINNY_UNROLL
     port::wgmma_pin(acc);
     port::wgmma_fence();
     const std::ptrdiff_t at = static_cast<std::ptrdiff_t>(slot) * STAGE;
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int q = 0; q < P; ++q)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int k16 = 0; k16 < PK / 16; ++k16)  // rows of a past N and K past the tensor are zeros in LDS
         port::wgmma_m64k16<E, NN>(acc, ring, at + (q * TM + b_row0) * PK, ring, at + P * TM * PK + q * NN * PK, k16,
                                   true);

@@ -101,9 +101,9 @@ __global__ void __launch_bounds__(256, wgmma_blocks_per_sm(NB, MW))
   };
 
   float acc[MW][NN / 2];
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int mw = 0; mw < MW; ++mw)
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int i = 0; i < NN / 2; ++i) acc[mw][i] = 0.f;
 
   // ---- 1. pipelined main loop ----
@@ -120,16 +120,16 @@ SKINNY_UNROLL
       __syncthreads();            // everyone's; everyone's MMAs on step it - 1's slot have completed
       issue(it + S - 1);
       const std::ptrdiff_t slot0 = static_cast<std::ptrdiff_t>(it % S) * stage_elems;
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
       port::wgmma_fence();
 #ifndef SKINNY_DIAG_NO_MMA
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int i = 0; i < PPG; ++i) {
         const std::ptrdiff_t base = slot0 + static_cast<std::ptrdiff_t>(grp + i * KG) * panel_elems;
-SKINNY_UNROLL
+DSV4_UNROLL
         for (int k16 = 0; k16 < PK / 16; ++k16)
-SKINNY_UNROLL
+DSV4_UNROLL
           for (int mw = 0; mw < MW; ++mw)  // rows of a past N are zeros in LDS: no branch around the MMAs
             port::wgmma_m64k16<E, NN>(acc[mw], ring, base + static_cast<std::ptrdiff_t>(wgm * MW + mw) * 64 * PK, ring,
                                       base + static_cast<std::ptrdiff_t>(TM) * PK, k16, true);
@@ -137,7 +137,7 @@ SKINNY_UNROLL
 #endif
       port::wgmma_commit();
       port::wgmma_wait<0>();
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int mw = 0; mw < MW; ++mw) port::wgmma_pin(acc[mw]);
     }
   };
@@ -156,9 +156,9 @@ SKINNY_UNROLL
 
   // ---- 2-4. k-group reduction, the shard's partial tile, the split-K protocol ----
   publish_tile<F16>(p, smem, tr, tid, grp, NN, [&](auto&& store) {
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int mw = 0; mw < MW; ++mw)
-SKINNY_UNROLL
+DSV4_UNROLL
       for (int j = 0; j < NN / 2; ++j) {
         const int ml = (wgm * MW + mw) * 64 + port::wgmma_acc_row(tid, j);
         store(port::wgmma_acc_col(tid, j) * TM + ml, acc[mw][j]);

@@ -71,7 +71,7 @@ __device__ __forceinline__ void cluster_publish(const Sm90Params& p, port::lds_p
   // Every shard's partial seen from here (mapped once); all of a group's remote loads are issued before the adds
   // (unrolled to the largest cluster), which still run in shard order.
   port::lds_ptr<float> peer[kMaxClusterShards];
-SKINNY_UNROLL
+DSV4_UNROLL
   for (int q = 0; q < kMaxClusterShards; ++q)
     if (q < p.k_rnd) peer[q] = port::cluster_lds(red, q);
   const std::int64_t m_tile0 = static_cast<std::int64_t>(t.m_tile) * TM;
@@ -79,14 +79,14 @@ SKINNY_UNROLL
     const int o = g * kEpiVec;
     if (m_tile0 + (o & (TM - 1)) >= p.m) continue;
     float4 lo[kMaxClusterShards], hi[kMaxClusterShards];
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int q = 0; q < kMaxClusterShards; ++q)
       if (q < p.k_rnd) {
         lo[q] = port::lds_load_as<float4>(peer[q], o);
         hi[q] = port::lds_load_as<float4>(peer[q], o + 4);
       }
     Out8 s{};
-SKINNY_UNROLL
+DSV4_UNROLL
     for (int q = 0; q < kMaxClusterShards; ++q)
       if (q < p.k_rnd) {
         s.v[0] += lo[q].x, s.v[1] += lo[q].y, s.v[2] += lo[q].z, s.v[3] += lo[q].w;
