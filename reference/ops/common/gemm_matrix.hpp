@@ -24,6 +24,12 @@ class Decoder {
   const std::vector<double>* lut_ = nullptr;  // indexed by code for 1- and 2-byte floating types
 };
 
+// Block [r0, r0+n) x [c0, c0+w) of a 2-D tensor (any strides), decoded into dst (row-major, leading
+// dimension ld >= w). bf16 by bit shift, other codes of <= 16 bits by table, f32/f64 by conversion.
+// Serial: callers decode one panel per thread.
+void decode_block(const Tensor& t2d, std::int64_t r0, std::int64_t n, std::int64_t c0, std::int64_t w, double* dst,
+                  std::int64_t ld);
+
 // All elements of a 2-D tensor (any strides), decoded, as a row-major double matrix.
 MatD to_matrix(const Tensor& t2d);
 
