@@ -2,7 +2,7 @@
 // indexer_logits, indexer_logits_paged, sparse_mla_prefill) at DSV4 shapes, against the box's measured
 // float64 peak: a large dgemm in the BLAS the references use (OpenBLAS, all OpenMP threads, measured in
 // the same run), next to a bare Eigen dgemm (this build's ISA) and the nominal FMA peak of the CPU flags.
-// Not a test: prints a table. Usage: bench_gemm [--quick]
+// Not a test: prints a table. Usage: bench_gemm [--quick] [--op NAME] (NAME: run only that op, after the peak)
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -23,7 +23,9 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double g_last_cpu = 0;  // process CPU seconds of the best run (all threads), robust to a shared machine
+double g_last_cpu = 0;
+std::string g_only;  // --op: the one op to run ("" = all)
+bool wanted(const char* op) { return g_only.empty() || g_only == op; }  // process CPU seconds of the best run (all threads), robust to a shared machine
 
 template <typename F>
 double best_seconds(int reps, F&& f) {
@@ -66,6 +68,7 @@ int simd_doubles() {
 
 void bench_op(const char* name, const dsv4::Json& shape, double flops, int reps, double peak, const char* unit = nullptr,
               double units = 0) {
+  if (!wanted(name)) return;
   std::mt19937_64 rng(1234);
   const auto& d = dsv4::Registry::instance().get(name);
   const dsv4::OpCase c = d.generate(rng, shape);
@@ -79,7 +82,15 @@ void bench_op(const char* name, const dsv4::Json& shape, double flops, int reps,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) g_only = argv[++i];
+    else {
+      std::fprintf(stderr, "bench_gemm: unknown argument '%s' (usage: bench_gemm [--quick] [--op NAME])\n", argv[i]);
+      return 2;
+    }
+  }
   const int threads = omp_get_max_threads();
   const double mhz = cpu_mhz();
   const int lanes = simd_doubles();
@@ -110,7 +121,7 @@ int main(int argc, char** argv) {
   bench_op("fp8_einsum", Json{{"B", std::int64_t(eb)}, {"H", std::int64_t(eh)}, {"R", std::int64_t(er)}, {"D", std::int64_t(ed)}, {"scale", "fp32"}}, 2 * eb * eh * er * ed, reps, peak);
   // Indexer: S queries over S_kv keys, H = 64, D = 128 (V4 sizes); flops from the keys each query sees.
   const std::int64_t S = quick ? 4 : 16, Skv = quick ? 8192 : 32768;
-  {
+  if (wanted("indexer_logits")) {
     std::mt19937_64 rng(7);
     const auto& d = dsv4::Registry::instance().get("indexer_logits");
     const Json shape{{"S", S}, {"S_kv", Skv}, {"H", 64}, {"D", 128}};
@@ -123,7 +134,7 @@ int main(int argc, char** argv) {
                 shape.dump().c_str(), s, 2 * keys * 64 * 128 / s * 1e-9, 100 * 2 * keys * 64 * 128 / s * 1e-9 / peak,
                 2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
   }
-  {
+  if (wanted("indexer_logits_paged")) {
     std::mt19937_64 rng(8);
     const auto& d = dsv4::Registry::instance().get("indexer_logits_paged");
     const Json shape{{"B", quick ? 2 : 4}, {"next_n", 2}, {"H", 64}, {"D", 128}, {"block_kv", 64}, {"max_context_len", Skv}};
@@ -136,7 +147,7 @@ int main(int argc, char** argv) {
                 "indexer_logits_paged", shape.dump().c_str(), s, 2 * keys * 64 * 128 / s * 1e-9,
                 100 * 2 * keys * 64 * 128 / s * 1e-9 / peak, 2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
   }
-  {  // sparse prefill at V4-Flash sizes: h_q 64, d_qk 512, d_v 512, topk 512, every index valid
+  if (wanted("sparse_mla_prefill")) {  // sparse prefill at V4-Flash sizes: h_q 64, d_qk 512, d_v 512, topk 512, every index valid
     std::mt19937_64 rng(9);
     const std::int64_t s_q = quick ? 4 : 16, h = 64, dqk = 512, topk = 512, s_kv = 8192;
     dsv4::OpCase c;
