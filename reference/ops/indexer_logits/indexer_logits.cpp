@@ -1,9 +1,12 @@
-// indexer_logits float64 reference (ops.md §4.1). Rows are independent: OpenMP across queries.
+// indexer_logits float64 reference (ops.md §4.1). OpenMP across (query, key chunk) items.
 // Positions outside [ks, ke) are −inf; with clean_logits=false the contract leaves them unwritten,
 // and the reference still writes −inf there (the comparator must mask them, see error_model.md).
 #include "reference/ops/indexer_logits/indexer_logits.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -58,19 +61,28 @@ Outputs indexer_logits_reference(const OpCase& c) {
   }
   const gemm::MatD KV = gemm::to_matrix(kv);
   const gemm::MatD W = gemm::to_matrix(weights);
+  std::vector<gemm::MatD> Q(static_cast<std::size_t>(S));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < S; ++i) Q[i] = gemm::to_matrix(q.select(0, i));
   const std::int64_t width = max_seqlen_k > 0 ? max_seqlen_k : S_kv;
   Tensor logits = Tensor::empty(DType::F32, {S, width});
   logits.fill(-std::numeric_limits<double>::infinity());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t i = 0; i < S; ++i) {
-    const std::int64_t n = hi[i] - lo[i];
-    if (n == 0) continue;
-    const gemm::MatD Qi = gemm::to_matrix(q.select(0, i));
-    std::vector<double> row(n);
-    indexer::score_row(Qi, KV.middleRows(lo[i], n), sf.data() + lo[i], W.row(i).data(), dot, row.data());
-    const std::int64_t base = max_seqlen_k > 0 ? 0 : lo[i];
-    float* out = logits.ptr<float>() + i * width + base;
-    for (std::int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(row[j]);
+  // Work items: (query, chunk of its keys), so a few long queries still keep every thread busy.
+  struct Item { std::int64_t i, k0, n; };
+  std::vector<Item> items;
+  for (std::int64_t i = 0; i < S; ++i)
+    for (std::int64_t k0 = lo[i]; k0 < hi[i]; k0 += indexer::kKeyChunk)
+      items.push_back({i, k0, std::min(indexer::kKeyChunk, hi[i] - k0)});
+#pragma omp parallel
+  {
+    std::vector<double> work;
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t t = 0; t < items.size(); ++t) {
+      const Item& it = items[t];
+      const std::int64_t col = max_seqlen_k > 0 ? it.k0 - lo[it.i] : it.k0;  // compressed rows start at ks
+      const indexer::ChunkQuery cq{W.row(it.i).data(), logits.ptr<float>() + it.i * width + col, it.n};
+      indexer::score_chunk(Q[it.i], H, KV.middleRows(it.k0, it.n), sf.data() + it.k0, std::span(&cq, 1), dot, work);
+    }
   }
   return {{"logits", logits}};
 }
