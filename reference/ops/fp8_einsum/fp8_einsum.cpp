@@ -1,7 +1,8 @@
-// fp8_einsum float64 reference; see fp8_einsum.hpp. One panel product per head (w's panels over the threads).
+// fp8_einsum float64 reference; see fp8_einsum.hpp. One panel product per head.
 #include "reference/ops/fp8_einsum/fp8_einsum.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/checks.hpp"
@@ -49,7 +50,10 @@ Outputs fp8_einsum_reference(const OpCase& c) {
     gemm::check_block_scales(kOp, "w_sf", w_sf.select(0, h), D, R, w_row_block);
   }
   Tensor d = Tensor::empty(dt, {B, H, D});
-  for (std::int64_t h = 0; h < H; ++h) {  // heads in turn; each head's panels go over the threads
+  // Enough heads to share out: heads over the threads (one barrier in all); few heads: heads in turn, each
+  // head's panels over the threads (product_nt_panels runs serially inside a parallel region).
+#pragma omp parallel for schedule(dynamic, 1) if (H >= 2 * omp_get_max_threads())
+  for (std::int64_t h = 0; h < H; ++h) {
     const gemm::MatD X = gemm::dequantize_blockscaled(x.select(1, h), x_sf.select(1, h), 1);
     const Tensor w_h = w.select(0, h), w_sf_h = w_sf.select(0, h);
     gemm::MatD Y(B, D);
