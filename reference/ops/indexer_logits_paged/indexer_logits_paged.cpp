@@ -87,22 +87,18 @@ Outputs indexer_logits_paged_reference(const OpCase& c) {
       scales[b][t] = s;
     }
   }
-  // Gather each batch's keys through its block table, decoded exactly (a block's codes are one [block_kv, D]
-  // run of q's fp8 format), blocks over the threads.
+  // A batch's keys are read through its block table chunk by chunk, decoded exactly into a per-thread
+  // buffer (a block's codes are one [block_kv, D] run of q's fp8 format), never gathered whole.
   const Tensor codes = cache.view_as(q.dtype());
-  std::vector<gemm::MatD> keys(B);
-  std::vector<std::array<std::int64_t, 2>> blocks;  // (batch, block index)
-  for (std::int64_t b = 0; b < B; ++b) {
-    keys[b].resize(need[b], D);
-    for (std::int64_t p = 0; p * block_kv < need[b]; ++p) blocks.push_back({b, p});
-  }
-#pragma omp parallel for schedule(static)
-  for (std::size_t i = 0; i < blocks.size(); ++i) {
-    const auto [b, p] = blocks[i];
-    const std::int64_t t0 = p * block_kv, rows = std::min(block_kv, need[b] - t0);
-    const Tensor blk = codes.as_strided({rows, D}, {D, 1}, codes.offset() + block_of[b * max_blocks + p] * block_kv * (D + 4));
-    gemm::decode_block(blk, 0, rows, 0, D, keys[b].data() + t0 * D, D);
-  }
+  auto decode_keys = [&](std::int64_t b, std::int64_t k0, std::int64_t n, double* dst) {
+    for (std::int64_t t = k0; t < k0 + n;) {
+      const std::int64_t slot = t % block_kv, run = std::min(block_kv - slot, k0 + n - t);
+      const std::int64_t blk = block_of[b * max_blocks + t / block_kv];
+      const Tensor rows = codes.as_strided({run, D}, {D, 1}, codes.offset() + blk * block_kv * (D + 4) + slot * D);
+      gemm::decode_block(rows, 0, run, 0, D, dst + (t - k0) * D, D);
+      t += run;
+    }
+  };
   const gemm::MatD W = gemm::to_matrix(weights);
   // A batch's next_n queries share its keys: their heads stacked, one dgemm per key chunk scores them all.
   std::vector<gemm::MatD> Qs(B, gemm::MatD(next_n * H, D));
@@ -116,6 +112,7 @@ Outputs indexer_logits_paged_reference(const OpCase& c) {
 #pragma omp parallel
   {
     std::vector<double> work;
+    gemm::MatD K(indexer::kKeyChunk, D);
     std::vector<indexer::ChunkQuery> cq(static_cast<std::size_t>(next_n));
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t t = 0; t < items.size(); ++t) {
@@ -125,7 +122,8 @@ Outputs indexer_logits_paged_reference(const OpCase& c) {
         const std::int64_t r = b * next_n + j;
         cq[j] = {W.row(r).data(), logits.ptr<float>() + r * max_ctx + k0, std::clamp<std::int64_t>(lens[r] - k0, 0, n)};
       }
-      indexer::score_chunk(Qs[b], H, keys[b].middleRows(k0, n), scales[b].data() + k0, cq, dot, work);
+      decode_keys(b, k0, n, K.data());
+      indexer::score_chunk(Qs[b], H, K.topRows(n), scales[b].data() + k0, cq, dot, work);
     }
   }
   return {{"logits", logits}};
