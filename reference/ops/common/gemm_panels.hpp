@@ -17,7 +17,8 @@ inline constexpr std::int64_t kPanelRows = 256;
 inline constexpr std::int64_t kPanelCols = 512;
 
 // Writes B[j0:j0+n, k0:k0+w] as float64 into dst (row-major, leading dimension w). Called
-// concurrently from several threads on disjoint panels.
+// concurrently from several threads on disjoint panels, inside an OpenMP region: it must not throw
+// (validate the operand before the product).
 using PanelSource = std::function<void(std::int64_t j0, std::int64_t n, std::int64_t k0, std::int64_t w, double* dst)>;
 
 // C [n, m] = A [n, k] · Bᵀ + beta·C, B [m, k] given by `source`.
