@@ -54,9 +54,34 @@ MatD dequantize_blockscaled(const Tensor& q, const Tensor& sf, std::int64_t row_
 }
 
 PanelSource blockscaled_rows(const Tensor& q, const Tensor& sf, std::int64_t row_block) {
-  return [&q, &sf, row_block](std::int64_t j0, std::int64_t n, std::int64_t k0, std::int64_t w, double* dst) {
-    decode_block(q, j0, n, k0, w, dst, w);
-    if (n > 0 && w > 0) apply_scales(sf, row_block, j0, n, k0, w, dst, w);
+  const double* tab = q.element_bytes() == 1 ? code_table(q.dtype()) : nullptr;
+  if (!tab || (q.size(1) > 1 && q.stride(1) != 1)) {  // general: decode, then scale
+    return [&q, &sf, row_block](std::int64_t j0, std::int64_t n, std::int64_t k0, std::int64_t w, double* dst) {
+      decode_block(q, j0, n, k0, w, dst, w);
+      if (n > 0 && w > 0) apply_scales(sf, row_block, j0, n, k0, w, dst, w);
+    };
+  }
+  // fp8 rows with unit stride: one pass, value = table[code] · scale (the product is exact).
+  return [&q, &sf, row_block, tab](std::int64_t j0, std::int64_t n, std::int64_t k0, std::int64_t w, double* dst) {
+    if (n == 0 || w == 0) return;
+    const auto* codes = reinterpret_cast<const std::uint8_t*>(q.data());
+    const std::int64_t g0 = k0 / kScaleGroup, g1 = (k0 + w - 1) / kScaleGroup;
+    std::vector<double> s(static_cast<std::size_t>(g1 - g0 + 1));
+    std::int64_t cached_block = -1;
+    for (std::int64_t i = 0; i < n; ++i) {
+      const std::int64_t blk = (j0 + i) / row_block;
+      if (blk != cached_block) {
+        for (std::int64_t g = g0; g <= g1; ++g) s[g - g0] = quant::scale_at(sf, blk, g);
+        cached_block = blk;
+      }
+      const std::uint8_t* row = codes + (j0 + i) * q.stride(0) + k0;
+      double* out = dst + i * w;
+      for (std::int64_t g = g0; g <= g1; ++g) {
+        const std::int64_t a = std::max(k0, g * kScaleGroup) - k0, b = std::min(k0 + w, (g + 1) * kScaleGroup) - k0;
+        const double sc = s[g - g0];
+        for (std::int64_t k = a; k < b; ++k) out[k] = tab[row[k]] * sc;
+      }
+    }
   };
 }
 

@@ -30,6 +30,11 @@ const std::vector<double>* table_for(DType t) {
 }
 }  // namespace
 
+const double* code_table(DType t) {
+  const std::vector<double>* v = table_for(t);
+  return v ? v->data() : nullptr;
+}
+
 Decoder::Decoder(DType t) : t_(t), lut_(table_for(t)) {}
 
 double Decoder::operator()(const std::byte* p) const {
