@@ -22,9 +22,10 @@ void score_chunk(const gemm::ConstRef& Qs, std::int64_t H, const gemm::ConstRef&
                                             queries.size(), H));
   std::int64_t need = 0;
   for (const ChunkQuery& q : queries) {
-    if (q.len < 0 || q.len > n)
-      throw std::invalid_argument(fmt::format("indexer::score_chunk: a query scores {} of {} keys", q.len, n));
-    need = std::max(need, q.len);
+    if (q.begin < 0 || q.len < 0 || q.begin + q.len > n)
+      throw std::invalid_argument(
+          fmt::format("indexer::score_chunk: a query scores keys [{}, {}) of {}", q.begin, q.begin + q.len, n));
+    if (q.len > 0) need = std::max(need, q.begin + q.len);
   }
   if (need == 0) return;
   // S = Qs · Kᵀ over the keys some query needs: row r·H + h holds head h's dots along the keys.
@@ -34,19 +35,21 @@ void score_chunk(const gemm::ConstRef& Qs, std::int64_t H, const gemm::ConstRef&
   double* acc = work.data() + Qs.rows() * need;
   for (std::size_t r = 0; r < queries.size(); ++r) {
     const ChunkQuery& q = queries[r];
+    if (q.len == 0) continue;
     std::fill(acc, acc + q.len, 0.0);
+    const double* kf = sf + q.begin;
     for (std::int64_t h = 0; h < H; ++h) {
-      const double* s = S.row(static_cast<Eigen::Index>(r) * H + h).data();
+      const double* s = S.row(static_cast<Eigen::Index>(r) * H + h).data() + q.begin;
       const double wh = q.w[h];
       if (dot == Dot::bf16) {
         for (std::int64_t j = 0; j < q.len; ++j) {
-          const double v = gemm::round_to_bf16(s[j]) * sf[j];
+          const double v = gemm::round_to_bf16(s[j]) * kf[j];
           acc[j] += (v > 0 ? v : 0.0) * wh;
         }
       } else {
 #pragma omp simd
         for (std::int64_t j = 0; j < q.len; ++j) {
-          const double v = s[j] * sf[j];
+          const double v = s[j] * kf[j];
           acc[j] += (v > 0 ? v : 0.0) * wh;
         }
       }

@@ -1,4 +1,4 @@
-// indexer_logits float64 reference (ops.md §4.1). OpenMP across (query, key chunk) items.
+// indexer_logits float64 reference (ops.md §4.1). OpenMP across (key chunk, query group) items.
 // Positions outside [ks, ke) are −inf; with clean_logits=false the contract leaves them unwritten,
 // and the reference still writes −inf there (the comparator must mask them, see error_model.md).
 #include "reference/ops/indexer_logits/indexer_logits.hpp"
@@ -59,7 +59,6 @@ Outputs indexer_logits_reference(const OpCase& c) {
     checks::require(max_seqlen_k == 0 || hi[i] - lo[i] <= max_seqlen_k, kOp, "max_seqlen_k",
                     fmt::format("row {}: ke − ks = {} exceeds max_seqlen_k = {}", i, hi[i] - lo[i], max_seqlen_k));
   }
-  const gemm::MatD KV = gemm::to_matrix(kv);
   const gemm::MatD W = gemm::to_matrix(weights);
   std::vector<gemm::MatD> Q(static_cast<std::size_t>(S));
 #pragma omp parallel for schedule(static)
@@ -67,21 +66,40 @@ Outputs indexer_logits_reference(const OpCase& c) {
   const std::int64_t width = max_seqlen_k > 0 ? max_seqlen_k : S_kv;
   Tensor logits = Tensor::empty(DType::F32, {S, width});
   logits.fill(-std::numeric_limits<double>::infinity());
-  // Work items: (query, chunk of its keys), so a few long queries still keep every thread busy.
-  struct Item { std::int64_t i, k0, n; };
+  // Work items: an aligned chunk of keys and up to kQueriesPerChunk of the queries whose [ks, ke) meets it.
+  // Each item decodes its chunk (never the whole kv) and scores it for all its queries in one dgemm.
+  struct Item { std::int64_t c0, n, first, count; };  // queries: members[first, first + count)
+  std::vector<std::int64_t> members;
   std::vector<Item> items;
-  for (std::int64_t i = 0; i < S; ++i)
-    for (std::int64_t k0 = lo[i]; k0 < hi[i]; k0 += indexer::kKeyChunk)
-      items.push_back({i, k0, std::min(indexer::kKeyChunk, hi[i] - k0)});
+  for (std::int64_t c0 = 0; c0 < S_kv; c0 += indexer::kKeyChunk) {
+    const std::int64_t n = std::min(indexer::kKeyChunk, S_kv - c0);
+    std::int64_t in_item = 0;
+    for (std::int64_t i = 0; i < S; ++i) {
+      if (lo[i] >= c0 + n || hi[i] <= c0) continue;
+      if (in_item == 0) items.push_back({c0, n, static_cast<std::int64_t>(members.size()), 0});
+      members.push_back(i);
+      ++items.back().count;
+      in_item = (in_item + 1) % indexer::kQueriesPerChunk;
+    }
+  }
 #pragma omp parallel
   {
     std::vector<double> work;
+    gemm::MatD K(indexer::kKeyChunk, D), Qs(indexer::kQueriesPerChunk * H, D);
+    std::vector<indexer::ChunkQuery> cq;
 #pragma omp for schedule(dynamic, 1)
     for (std::size_t t = 0; t < items.size(); ++t) {
       const Item& it = items[t];
-      const std::int64_t col = max_seqlen_k > 0 ? it.k0 - lo[it.i] : it.k0;  // compressed rows start at ks
-      const indexer::ChunkQuery cq{W.row(it.i).data(), logits.ptr<float>() + it.i * width + col, it.n};
-      indexer::score_chunk(Q[it.i], H, KV.middleRows(it.k0, it.n), sf.data() + it.k0, std::span(&cq, 1), dot, work);
+      gemm::decode_block(kv, it.c0, it.n, 0, D, K.data(), D);
+      cq.clear();
+      for (std::int64_t r = 0; r < it.count; ++r) {
+        const std::int64_t i = members[it.first + r];
+        Qs.middleRows(r * H, H) = Q[i];
+        const std::int64_t k_begin = std::max(lo[i], it.c0), k_end = std::min(hi[i], it.c0 + it.n);
+        const std::int64_t col = max_seqlen_k > 0 ? k_begin - lo[i] : k_begin;  // compressed rows start at ks
+        cq.push_back({W.row(i).data(), logits.ptr<float>() + i * width + col, k_begin - it.c0, k_end - k_begin});
+      }
+      indexer::score_chunk(Qs.topRows(it.count * H), H, K.topRows(it.n), sf.data() + it.c0, cq, dot, work);
     }
   }
   return {{"logits", logits}};

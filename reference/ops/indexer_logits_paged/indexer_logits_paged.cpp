@@ -120,7 +120,7 @@ Outputs indexer_logits_paged_reference(const OpCase& c) {
       const std::int64_t n = std::min(indexer::kKeyChunk, need[b] - k0);
       for (std::int64_t j = 0; j < next_n; ++j) {
         const std::int64_t r = b * next_n + j;
-        cq[j] = {W.row(r).data(), logits.ptr<float>() + r * max_ctx + k0, std::clamp<std::int64_t>(lens[r] - k0, 0, n)};
+        cq[j] = {W.row(r).data(), logits.ptr<float>() + r * max_ctx + k0, 0, std::clamp<std::int64_t>(lens[r] - k0, 0, n)};
       }
       decode_keys(b, k0, n, K.data());
       indexer::score_chunk(Qs[b], H, K.topRows(n), scales[b].data() + k0, cq, dot, work);

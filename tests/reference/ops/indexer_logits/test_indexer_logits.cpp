@@ -96,11 +96,13 @@ TEST(IndexerLogits, MatchesNaiveLoopWithEmptyRows) {
 
 TEST(IndexerLogits, MatchesNaiveLoopAcrossKeyChunks) {
   // Key ranges across the 512-key chunks of indexer_core.hpp: a whole row of 1101 keys, one starting at
-  // key 511 and ending at 1025 (two chunk edges), one of a single key at 1024; full-width and compressed.
+  // key 511 and ending at 1025 (two chunk edges), one of a single key at 1024, an empty row, and enough
+  // rows meeting every chunk (6-7) that each chunk's queries split into groups of kQueriesPerChunk;
+  // full-width and compressed.
   auto rng = test::rng_for_current_test();
-  const std::int64_t S = 3, S_kv = 1101, H = 4, D = 16;
+  const std::int64_t S = 8, S_kv = 1101, H = 4, D = 16;
   OpCase c = Registry::instance().get("indexer_logits").generate(rng, Json{{"S", S}, {"S_kv", S_kv}, {"H", H}, {"D", D}});
-  const std::vector<double> ks{0, 511, 1024}, ke{1101, 1025, 1025};
+  const std::vector<double> ks{0, 511, 1024, 3, 0, 600, 7, 100}, ke{1101, 1025, 1025, 700, 512, 1101, 7, 1100};
   c.inputs["cu_seq_len_k_start"] = Tensor::from_f64(DType::I32, {S}, ks);
   c.inputs["cu_seq_len_k_end"] = Tensor::from_f64(DType::I32, {S}, ke);
   for (const bool compressed : {false, true}) {
