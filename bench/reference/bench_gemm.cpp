@@ -2,7 +2,7 @@
 // indexer_logits, indexer_logits_paged, sparse_mla_prefill) at DSV4 shapes, against the box's measured
 // float64 peak: a large dgemm in the BLAS the references use (OpenBLAS, all OpenMP threads, measured in
 // the same run), next to a bare Eigen dgemm (this build's ISA) and the nominal FMA peak of the CPU flags.
-// Not a test: prints a table. Usage: bench_gemm [--quick]
+// Not a test: prints a table. Usage: bench_gemm [--quick] [--op NAME] (NAME: run only that op, after the peak)
 #include <chrono>
 #include <cmath>
 #include <ctime>
@@ -23,7 +23,10 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-double g_last_cpu = 0;  // process CPU seconds of the best run (all threads), robust to a shared machine
+double g_last_cpu = 0;
+double g_peak = 0, g_peak_cpu = 0;  // the measured dgemm peak: GFLOP/s and GFLOP per CPU-second
+std::string g_only;  // --op: the one op to run ("" = all)
+bool wanted(const char* op) { return g_only.empty() || g_only == op; }  // process CPU seconds of the best run (all threads), robust to a shared machine
 
 template <typename F>
 double best_seconds(int reps, F&& f) {
@@ -64,22 +67,40 @@ int simd_doubles() {
   return 2;
 }
 
+// One table row: wall time, GFLOP/s against the peak, and GFLOP per CPU-second against the peak's (the
+// steadier ratio on a shared box: it does not count the cores other jobs took), plus an optional rate.
+void print_row(const char* name, const std::string& shape, double flops, double s, const char* unit = nullptr,
+               double units = 0) {
+  const double gf = flops / s * 1e-9, gf_cpu = flops / g_last_cpu * 1e-9;
+  std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s (%5.1f%% of peak's)", name,
+              shape.c_str(), s, gf, 100.0 * gf / g_peak, gf_cpu, 100.0 * gf_cpu / g_peak_cpu);
+  if (unit) std::printf("  %.3g %s/s", units / s, unit);
+  std::printf("\n");
+}
+
 void bench_op(const char* name, const dsv4::Json& shape, double flops, int reps, double peak, const char* unit = nullptr,
               double units = 0) {
+  if (!wanted(name)) return;
   std::mt19937_64 rng(1234);
   const auto& d = dsv4::Registry::instance().get(name);
   const dsv4::OpCase c = d.generate(rng, shape);
   const double s = best_seconds(reps, [&] { (void)dsv4::run_reference(name, c); });
-  std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s", name, shape.dump().c_str(), s,
-              flops / s * 1e-9, 100.0 * flops / s * 1e-9 / peak, flops / g_last_cpu * 1e-9);
-  if (unit) std::printf("  %.3g %s/s", units / s, unit);
-  std::printf("\n");
+  (void)peak;
+  print_row(name, shape.dump(), flops, s, unit, units);
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) g_only = argv[++i];
+    else {
+      std::fprintf(stderr, "bench_gemm: unknown argument '%s' (usage: bench_gemm [--quick] [--op NAME])\n", argv[i]);
+      return 2;
+    }
+  }
   const int threads = omp_get_max_threads();
   const double mhz = cpu_mhz();
   const int lanes = simd_doubles();
@@ -89,15 +110,20 @@ int main(int argc, char** argv) {
   dsv4::gemm::MatD PC(n, n);
   const double blas_s = best_seconds(3, [&] { dsv4::gemm::product_nt(PA, PB, PC); });
   const double peak = 2.0 * n * n * n / blas_s * 1e-9;
-  Eigen::MatrixXd A = Eigen::MatrixXd::Random(n, n), B = Eigen::MatrixXd::Random(n, n), C(n, n);
-  const double gemm_s = best_seconds(3, [&] { C.noalias() = A * B; });
-  const double eigen_peak = 2.0 * n * n * n / gemm_s * 1e-9;
+  g_peak = peak;
+  g_peak_cpu = 2.0 * n * n * n / g_last_cpu * 1e-9;
+  double eigen_peak = 0;  // skipped with --op (it is the slowest part of a one-op run)
+  if (g_only.empty()) {
+    Eigen::MatrixXd A = Eigen::MatrixXd::Random(n, n), B = Eigen::MatrixXd::Random(n, n), C(n, n);
+    const double gemm_s = best_seconds(3, [&] { C.noalias() = A * B; });
+    eigen_peak = 2.0 * n * n * n / gemm_s * 1e-9;
+  }
   std::printf("threads %d, %.0f MHz; nominal FMA peak of the CPU flags (%d doubles/SIMD): %.1f GFLOP/s\n", threads, mhz,
               lanes, nominal);
   std::printf("%s\n", dsv4::gemm::blas_description().c_str());
-  std::printf("measured peak: dgemm %dx%d through reference/ops/common/blas_gemm: %.2f GFLOP/s (%.0f%% of nominal); "
-              "bare Eigen dgemm (this build's ISA, %d doubles/SIMD): %.2f GFLOP/s\n",
-              n, n, peak, 100 * peak / nominal, build_simd_doubles(), eigen_peak);
+  std::printf("measured peak: dgemm %dx%d through reference/ops/common/blas_gemm: %.2f GFLOP/s (%.0f%% of nominal), "
+              "%.2f GFLOP/cpu-s; bare Eigen dgemm (this build's ISA, %d doubles/SIMD): %.2f GFLOP/s\n",
+              n, n, peak, 100 * peak / nominal, g_peak_cpu, build_simd_doubles(), eigen_peak);
   const int reps = quick ? 1 : 3;
   using dsv4::Json;
   const std::int64_t sk = 7168, sm = quick ? 1024 : 4096;
@@ -110,7 +136,7 @@ int main(int argc, char** argv) {
   bench_op("fp8_einsum", Json{{"B", std::int64_t(eb)}, {"H", std::int64_t(eh)}, {"R", std::int64_t(er)}, {"D", std::int64_t(ed)}, {"scale", "fp32"}}, 2 * eb * eh * er * ed, reps, peak);
   // Indexer: S queries over S_kv keys, H = 64, D = 128 (V4 sizes); flops from the keys each query sees.
   const std::int64_t S = quick ? 4 : 16, Skv = quick ? 8192 : 32768;
-  {
+  if (wanted("indexer_logits")) {
     std::mt19937_64 rng(7);
     const auto& d = dsv4::Registry::instance().get("indexer_logits");
     const Json shape{{"S", S}, {"S_kv", Skv}, {"H", 64}, {"D", 128}};
@@ -119,11 +145,9 @@ int main(int argc, char** argv) {
     for (std::int64_t i = 0; i < S; ++i)
       keys += c.in("cu_seq_len_k_end").get({i}) - c.in("cu_seq_len_k_start").get({i});
     const double s = best_seconds(reps, [&] { (void)dsv4::run_reference("indexer_logits", c); });
-    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s  %.3g logits/s\n", "indexer_logits",
-                shape.dump().c_str(), s, 2 * keys * 64 * 128 / s * 1e-9, 100 * 2 * keys * 64 * 128 / s * 1e-9 / peak,
-                2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
+    print_row("indexer_logits", shape.dump(), 2 * keys * 64 * 128, s, "logits", keys);
   }
-  {
+  if (wanted("indexer_logits_paged")) {
     std::mt19937_64 rng(8);
     const auto& d = dsv4::Registry::instance().get("indexer_logits_paged");
     const Json shape{{"B", quick ? 2 : 4}, {"next_n", 2}, {"H", 64}, {"D", 128}, {"block_kv", 64}, {"max_context_len", Skv}};
@@ -132,11 +156,9 @@ int main(int argc, char** argv) {
     const auto& ctx = c.in("context_lens");
     for (std::int64_t i = 0; i < ctx.numel(); ++i) keys += ctx.get_linear(i);
     const double s = best_seconds(reps, [&] { (void)dsv4::run_reference("indexer_logits_paged", c); });
-    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s  %.3g logits/s\n",
-                "indexer_logits_paged", shape.dump().c_str(), s, 2 * keys * 64 * 128 / s * 1e-9,
-                100 * 2 * keys * 64 * 128 / s * 1e-9 / peak, 2 * keys * 64 * 128 / g_last_cpu * 1e-9, keys / s);
+    print_row("indexer_logits_paged", shape.dump(), 2 * keys * 64 * 128, s, "logits", keys);
   }
-  {  // sparse prefill at V4-Flash sizes: h_q 64, d_qk 512, d_v 512, topk 512, every index valid
+  if (wanted("sparse_mla_prefill")) {  // sparse prefill at V4-Flash sizes: h_q 64, d_qk 512, d_v 512, topk 512, every index valid
     std::mt19937_64 rng(9);
     const std::int64_t s_q = quick ? 4 : 16, h = 64, dqk = 512, topk = 512, s_kv = 8192;
     dsv4::OpCase c;
@@ -152,8 +174,7 @@ int main(int argc, char** argv) {
     const double flops = 2.0 * h * topk * (dqk + 512) * s_q;
     const double s = best_seconds(reps, [&] { (void)dsv4::run_reference("sparse_mla_prefill", c); });
     const Json shape{{"s_q", s_q}, {"h_q", h}, {"d_qk", dqk}, {"d_v", 512}, {"topk", topk}, {"s_kv", s_kv}};
-    std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s\n", "sparse_mla_prefill",
-                shape.dump().c_str(), s, flops / s * 1e-9, 100 * flops / s * 1e-9 / peak, flops / g_last_cpu * 1e-9);
+    print_row("sparse_mla_prefill", shape.dump(), flops, s);
   }
   return 0;
 }

@@ -7,7 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "reference/formats/rne.hpp"
+#include "reference/formats/format.hpp"
+#include "reference/formats/rne_fast.hpp"
 
 namespace dsv4 {
 
@@ -120,8 +121,8 @@ std::uint64_t encode_value(DType t, double v) {
   switch (t) {
     case DType::F64: { std::uint64_t c; std::memcpy(&c, &v, 8); return c; }
     case DType::F32: { float f = static_cast<float>(v); std::uint32_t u; std::memcpy(&u, &f, 4); return u; }
-    case DType::F16: return formats::encode_ieee_rne(formats::Format::fp16, v);
-    case DType::BF16: return formats::encode_ieee_rne(formats::Format::bf16, v);
+    case DType::F16: return formats::fp16_rne(v);  // = encode_ieee_rne (test_rne_fast)
+    case DType::BF16: return formats::bf16_rne(v);
     case DType::I64: case DType::I32: case DType::I16: case DType::I8: case DType::U8: {
       if (!std::isfinite(v) || v != std::nearbyint(v))
         throw std::invalid_argument(fmt::format("cannot store {} in an integer tensor of type {}", v, dtype_name(t)));
@@ -155,25 +156,44 @@ void Tensor::linear_to_index(std::int64_t i, std::int64_t* idx) const {
   }
 }
 
+namespace {
+// A multi-index of a tensor's rank on the stack (heap only past 16 dimensions): the linear accessors
+// allocate nothing per element.
+class IndexBuffer {
+ public:
+  explicit IndexBuffer(int rank) : rank_(rank) {
+    if (rank > kStackDims) heap_.resize(static_cast<std::size_t>(rank));
+  }
+  std::int64_t* data() { return rank_ > kStackDims ? heap_.data() : stack_; }
+  std::span<const std::int64_t> span() { return {data(), static_cast<std::size_t>(rank_)}; }
+
+ private:
+  static constexpr int kStackDims = 16;
+  int rank_;
+  std::int64_t stack_[kStackDims];
+  std::vector<std::int64_t> heap_;
+};
+}  // namespace
+
 double Tensor::get_linear(std::int64_t i) const {
-  std::vector<std::int64_t> idx(dim());
+  IndexBuffer idx(dim());
   linear_to_index(i, idx.data());
-  return get(idx);
+  return get(idx.span());
 }
 void Tensor::set_linear(std::int64_t i, double v) {
-  std::vector<std::int64_t> idx(dim());
+  IndexBuffer idx(dim());
   linear_to_index(i, idx.data());
-  set(idx, v);
+  set(idx.span(), v);
 }
 std::uint64_t Tensor::code_linear(std::int64_t i) const {
-  std::vector<std::int64_t> idx(dim());
+  IndexBuffer idx(dim());
   linear_to_index(i, idx.data());
-  return code(idx);
+  return code(idx.span());
 }
 void Tensor::set_code_linear(std::int64_t i, std::uint64_t c) {
-  std::vector<std::int64_t> idx(dim());
+  IndexBuffer idx(dim());
   linear_to_index(i, idx.data());
-  set_code(idx, c);
+  set_code(idx.span(), c);
 }
 
 std::vector<double> Tensor::to_f64() const {
@@ -280,7 +300,14 @@ void Tensor::fill_bytes(std::uint8_t byte) {
 }
 
 void Tensor::fill(double v) {
-  for (std::int64_t i = 0; i < numel(); ++i) set_linear(i, v);
+  const std::uint64_t c = encode_value(dtype_, v);
+  const std::size_t eb = element_bytes();
+  if (is_contiguous()) {
+    std::byte* p = data();
+    for (std::int64_t i = 0; i < numel(); ++i) store_code(p + i * eb, eb, c);
+    return;
+  }
+  for (std::int64_t i = 0; i < numel(); ++i) set_code_linear(i, c);
 }
 
 std::string describe(const Tensor& t) {

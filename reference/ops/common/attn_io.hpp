@@ -10,20 +10,19 @@
 
 #include <fmt/format.h>
 
-#include "reference/formats/rne.hpp"
+#include "reference/formats/format.hpp"
+#include "reference/formats/rne_fast.hpp"
 #include "reference/registry/op_descriptor.hpp"
 
 namespace dsv4::attn {
 
 // Element at element offset `off` (relative to t.data()) of a BF16 tensor, as float64.
 inline double load_bf16(const Tensor& t, std::int64_t off) {
-  const std::uint16_t c = t.ptr<std::uint16_t>()[off];
-  return static_cast<double>(std::bit_cast<float>(static_cast<std::uint32_t>(c) << 16));
+  return formats::bf16_to_double(t.ptr<std::uint16_t>()[off]);
 }
 
 inline void store_bf16(Tensor& t, std::int64_t off, double v) {
-  t.ptr<std::uint16_t>()[off] =
-      static_cast<std::uint16_t>(formats::encode_ieee_rne(formats::Format::bf16, v));
+  t.ptr<std::uint16_t>()[off] = formats::bf16_rne(v);
 }
 
 inline void store_f32(Tensor& t, std::int64_t off, double v) { t.ptr<float>()[off] = static_cast<float>(v); }

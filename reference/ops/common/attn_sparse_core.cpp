@@ -9,7 +9,7 @@
 
 #include "reference/formats/format.hpp"
 #include "reference/ops/common/blas_gemm.hpp"
-#include "reference/formats/rne.hpp"
+#include "reference/formats/rne_fast.hpp"
 
 namespace dsv4::attn {
 
@@ -18,9 +18,7 @@ using RowMat = Eigen::Matrix<double, Eigen::Dynamic, Eigen::Dynamic, Eigen::RowM
 constexpr double kInf = std::numeric_limits<double>::infinity();
 }  // namespace
 
-double round_to_bf16(double x) {
-  return formats::decode(formats::Format::bf16, formats::encode_ieee_rne(formats::Format::bf16, x));
-}
+double round_to_bf16(double x) { return formats::bf16_to_double(formats::bf16_rne(x)); }
 
 HeadSplit head_split(std::int64_t tokens, std::int64_t h, int threads) {
   std::int64_t blocks = tokens >= 2 * threads ? 1 : (2 * threads + tokens - 1) / std::max<std::int64_t>(tokens, 1);

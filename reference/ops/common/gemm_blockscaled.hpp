@@ -7,6 +7,7 @@
 #include <string>
 
 #include "reference/ops/common/gemm_matrix.hpp"
+#include "reference/ops/common/gemm_panels.hpp"
 
 namespace dsv4::gemm {
 
@@ -21,5 +22,9 @@ void check_block_scales(const std::string& op, const std::string& arg, const Ten
 
 // decode(q) · scale as a row-major double matrix [rows, cols]; q is 2-D fp8, sf 2-D (see above).
 MatD dequantize_blockscaled(const Tensor& q, const Tensor& sf, std::int64_t row_block);
+
+// The same values as a panel source (gemm_panels.hpp): each panel decoded, then scaled per
+// (row block, 128-column group) in place. q and sf must outlive the source.
+PanelSource blockscaled_rows(const Tensor& q, const Tensor& sf, std::int64_t row_block);
 
 }  // namespace dsv4::gemm

@@ -1,12 +1,15 @@
 // Float64 decode of tensors into Eigen matrices; see gemm_matrix.hpp.
 #include "reference/ops/common/gemm_matrix.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 #include <mutex>
 #include <stdexcept>
 
-#include "reference/formats/rne.hpp"
+#include <fmt/format.h>
+
+#include "reference/formats/rne_fast.hpp"
 
 namespace dsv4::gemm {
 
@@ -27,6 +30,11 @@ const std::vector<double>* table_for(DType t) {
 }
 }  // namespace
 
+const double* code_table(DType t) {
+  const std::vector<double>* v = table_for(t);
+  return v ? v->data() : nullptr;
+}
+
 Decoder::Decoder(DType t) : t_(t), lut_(table_for(t)) {}
 
 double Decoder::operator()(const std::byte* p) const {
@@ -45,40 +53,58 @@ double Decoder::operator()(const std::byte* p) const {
   }
 }
 
+void decode_block(const Tensor& t, std::int64_t r0, std::int64_t n, std::int64_t c0, std::int64_t w, double* dst,
+                  std::int64_t ld) {
+  if (t.dim() != 2) throw std::invalid_argument("gemm::decode_block needs a 2-D tensor, got " + describe(t));
+  if (r0 < 0 || n < 0 || r0 + n > t.size(0) || c0 < 0 || w < 0 || c0 + w > t.size(1) || ld < w)
+    throw std::out_of_range(fmt::format("gemm::decode_block: rows [{}, {}) cols [{}, {}) ld {} of {}", r0, r0 + n, c0,
+                                        c0 + w, ld, describe(t)));
+  if (n == 0 || w == 0) return;
+  const std::int64_t s0 = t.stride(0), s1 = t.stride(1);
+  const std::byte* base = t.data();
+  auto rows = [&](auto code_type, auto decode) {
+    using C = decltype(code_type);
+    const C* p = reinterpret_cast<const C*>(base);
+    for (std::int64_t i = 0; i < n; ++i) {
+      const C* row = p + (r0 + i) * s0 + c0 * s1;
+      double* out = dst + i * ld;
+      if (s1 == 1) {
+        for (std::int64_t j = 0; j < w; ++j) out[j] = decode(row[j]);
+      } else {
+        for (std::int64_t j = 0; j < w; ++j) out[j] = decode(row[j * s1]);
+      }
+    }
+  };
+  switch (t.dtype()) {
+    case DType::BF16: rows(std::uint16_t{}, [](std::uint16_t c) { return formats::bf16_to_double(c); }); return;
+    case DType::F32: rows(float{}, [](float f) { return static_cast<double>(f); }); return;
+    case DType::F64: rows(double{}, [](double d) { return d; }); return;
+    default: break;
+  }
+  if (const std::vector<double>* lut = table_for(t.dtype())) {
+    const double* tab = lut->data();
+    if (t.element_bytes() == 1) rows(std::uint8_t{}, [tab](std::uint8_t c) { return tab[c]; });
+    else rows(std::uint16_t{}, [tab](std::uint16_t c) { return tab[c]; });
+    return;
+  }
+  const Decoder dec(t.dtype());
+  const auto eb = static_cast<std::int64_t>(t.element_bytes());
+  for (std::int64_t i = 0; i < n; ++i)
+    for (std::int64_t j = 0; j < w; ++j) dst[i * ld + j] = dec(base + ((r0 + i) * s0 + (c0 + j) * s1) * eb);
+}
+
 MatD rows_to_matrix(const Tensor& t, std::int64_t r0, std::int64_t n) {
   if (t.dim() != 2) throw std::invalid_argument("gemm::rows_to_matrix needs a 2-D tensor, got " + describe(t));
   const std::int64_t cols = t.size(1);
   MatD m(n, cols);
   if (n == 0 || cols == 0) return m;
-  Decoder dec(t.dtype());
-  const std::byte* base = t.data();
-  const std::size_t eb = t.element_bytes();
-  const std::int64_t s0 = t.stride(0), s1 = t.stride(1);
-  if (const std::vector<double>* lut = table_for(t.dtype())) {  // fast path: typed code reads + table
-    const double* tab = lut->data();
-    auto run = [&](auto code_type) {
-      using C = decltype(code_type);
-      const C* p = reinterpret_cast<const C*>(base);
+  constexpr std::int64_t kRowsPerTask = 64;
+  const std::int64_t tasks = (n + kRowsPerTask - 1) / kRowsPerTask;
 #pragma omp parallel for schedule(static) if (n * cols > (1 << 16))
-      for (std::int64_t i = 0; i < n; ++i) {
-        const C* row = p + (r0 + i) * s0;
-        double* out = m.data() + i * cols;
-        for (std::int64_t j = 0; j < cols; ++j) out[j] = tab[row[j * s1]];
-      }
-    };
-    if (eb == 1) run(std::uint8_t{});
-    else run(std::uint16_t{});
-    return m;
+  for (std::int64_t p = 0; p < tasks; ++p) {
+    const std::int64_t i0 = p * kRowsPerTask, rows = std::min(kRowsPerTask, n - i0);
+    decode_block(t, r0 + i0, rows, 0, cols, m.data() + i0 * cols, cols);
   }
-  if (t.dtype() == DType::F32) {
-    const float* p = reinterpret_cast<const float*>(base);
-#pragma omp parallel for schedule(static) if (n * cols > (1 << 16))
-    for (std::int64_t i = 0; i < n; ++i)
-      for (std::int64_t j = 0; j < cols; ++j) m(i, j) = p[(r0 + i) * s0 + j * s1];
-    return m;
-  }
-  for (std::int64_t i = 0; i < n; ++i)
-    for (std::int64_t j = 0; j < cols; ++j) m(i, j) = dec(base + ((r0 + i) * s0 + j * s1) * static_cast<std::int64_t>(eb));
   return m;
 }
 
@@ -97,8 +123,6 @@ std::vector<double> to_vector(const Tensor& t) {
   return v;
 }
 
-double round_to_bf16(double x) {
-  return formats::decode(formats::Format::bf16, formats::encode_ieee_rne(formats::Format::bf16, x));
-}
+double round_to_bf16(double x) { return formats::bf16_to_double(formats::bf16_rne(x)); }
 
 }  // namespace dsv4::gemm

@@ -24,6 +24,16 @@ class Decoder {
   const std::vector<double>* lut_ = nullptr;  // indexed by code for 1- and 2-byte floating types
 };
 
+// The exact value of every code of a floating dtype of 1 or 2 bytes (fp8, e8m0, bf16, fp16), indexed
+// by code; nullptr for other dtypes. Built once per dtype, never freed.
+const double* code_table(DType t);
+
+// Block [r0, r0+n) x [c0, c0+w) of a 2-D tensor (any strides), decoded into dst (row-major, leading
+// dimension ld >= w). bf16 by bit shift, other codes of <= 16 bits by table, f32/f64 by conversion.
+// Serial: callers decode one panel per thread.
+void decode_block(const Tensor& t2d, std::int64_t r0, std::int64_t n, std::int64_t c0, std::int64_t w, double* dst,
+                  std::int64_t ld);
+
 // All elements of a 2-D tensor (any strides), decoded, as a row-major double matrix.
 MatD to_matrix(const Tensor& t2d);
 

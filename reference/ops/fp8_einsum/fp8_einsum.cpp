@@ -1,11 +1,13 @@
-// fp8_einsum float64 reference; see fp8_einsum.hpp. Heads are independent: OpenMP across heads.
+// fp8_einsum float64 reference; see fp8_einsum.hpp. One panel product per head.
 #include "reference/ops/fp8_einsum/fp8_einsum.hpp"
 
 #include <fmt/format.h>
+#include <omp.h>
 
 #include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
+#include "reference/ops/common/gemm_store.hpp"
 
 namespace dsv4::ops {
 
@@ -48,14 +50,16 @@ Outputs fp8_einsum_reference(const OpCase& c) {
     gemm::check_block_scales(kOp, "w_sf", w_sf.select(0, h), D, R, w_row_block);
   }
   Tensor d = Tensor::empty(dt, {B, H, D});
-#pragma omp parallel for schedule(dynamic, 1)
+  // Enough heads to share out: heads over the threads (one barrier in all); few heads: heads in turn, each
+  // head's panels over the threads (product_nt_panels runs serially inside a parallel region).
+#pragma omp parallel for schedule(dynamic, 1) if (H >= 2 * omp_get_max_threads())
   for (std::int64_t h = 0; h < H; ++h) {
     const gemm::MatD X = gemm::dequantize_blockscaled(x.select(1, h), x_sf.select(1, h), 1);
-    const gemm::MatD W = gemm::dequantize_blockscaled(w.select(0, h), w_sf.select(0, h), w_row_block);
-    gemm::MatD Y = gemm::product_nt(X, W);
+    const Tensor w_h = w.select(0, h), w_sf_h = w_sf.select(0, h);
+    gemm::MatD Y(B, D);
+    gemm::product_nt_panels(X, D, gemm::blockscaled_rows(w_h, w_sf_h, w_row_block), Y);
     if (c.has("c")) Y += gemm::to_matrix(c.in("c").select(1, h));
-    for (std::int64_t b = 0; b < B; ++b)
-      for (std::int64_t n = 0; n < D; ++n) d.set({b, h, n}, Y(b, n));
+    gemm::store_matrix(Y, d.select(1, h));
   }
   return {{"d", d}};
 }

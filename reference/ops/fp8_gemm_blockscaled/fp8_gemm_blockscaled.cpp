@@ -6,6 +6,7 @@
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
+#include "reference/ops/common/gemm_store.hpp"
 
 namespace dsv4::ops {
 
@@ -39,13 +40,11 @@ Outputs fp8_gemm_blockscaled_reference(const OpCase& c) {
     checks::require(dt == DType::F32, kOp, "out_dtype", "must be fp32 when the accumulator c is given");
   }
   const gemm::MatD X = gemm::dequantize_blockscaled(x, x_sf, 1);
-  const gemm::MatD W = gemm::dequantize_blockscaled(w, w_sf, w_row_block);
-  gemm::MatD D = gemm::product_nt(X, W);
+  gemm::MatD D(M, N);
+  gemm::product_nt_panels(X, N, gemm::blockscaled_rows(w, w_sf, w_row_block), D);  // w dequantized per panel
   if (c.has("c")) D += gemm::to_matrix(c.in("c"));
   Tensor d = Tensor::empty(dt, {M, N});
-#pragma omp parallel for schedule(static)
-  for (std::int64_t m = 0; m < M; ++m)
-    for (std::int64_t n = 0; n < N; ++n) d.set({m, n}, D(m, n));
+  gemm::store_matrix(D, d);
   return {{"d", d}};
 }
 

@@ -1,9 +1,12 @@
-// indexer_logits float64 reference (ops.md §4.1). Rows are independent: OpenMP across queries.
+// indexer_logits float64 reference (ops.md §4.1). OpenMP across (key chunk, query group) items.
 // Positions outside [ks, ke) are −inf; with clean_logits=false the contract leaves them unwritten,
 // and the reference still writes −inf there (the comparator must mask them, see error_model.md).
 #include "reference/ops/indexer_logits/indexer_logits.hpp"
 
+#include <algorithm>
 #include <limits>
+#include <span>
+#include <vector>
 
 #include <fmt/format.h>
 
@@ -56,21 +59,48 @@ Outputs indexer_logits_reference(const OpCase& c) {
     checks::require(max_seqlen_k == 0 || hi[i] - lo[i] <= max_seqlen_k, kOp, "max_seqlen_k",
                     fmt::format("row {}: ke − ks = {} exceeds max_seqlen_k = {}", i, hi[i] - lo[i], max_seqlen_k));
   }
-  const gemm::MatD KV = gemm::to_matrix(kv);
   const gemm::MatD W = gemm::to_matrix(weights);
+  std::vector<gemm::MatD> Q(static_cast<std::size_t>(S));
+#pragma omp parallel for schedule(static)
+  for (std::int64_t i = 0; i < S; ++i) Q[i] = gemm::to_matrix(q.select(0, i));
   const std::int64_t width = max_seqlen_k > 0 ? max_seqlen_k : S_kv;
   Tensor logits = Tensor::empty(DType::F32, {S, width});
   logits.fill(-std::numeric_limits<double>::infinity());
-#pragma omp parallel for schedule(dynamic, 1)
-  for (std::int64_t i = 0; i < S; ++i) {
-    const std::int64_t n = hi[i] - lo[i];
-    if (n == 0) continue;
-    const gemm::MatD Qi = gemm::to_matrix(q.select(0, i));
-    std::vector<double> row(n);
-    indexer::score_row(Qi, KV.middleRows(lo[i], n), sf.data() + lo[i], W.row(i).data(), dot, row.data());
-    const std::int64_t base = max_seqlen_k > 0 ? 0 : lo[i];
-    float* out = logits.ptr<float>() + i * width + base;
-    for (std::int64_t j = 0; j < n; ++j) out[j] = static_cast<float>(row[j]);
+  // Work items: an aligned chunk of keys and up to kQueriesPerChunk of the queries whose [ks, ke) meets it.
+  // Each item decodes its chunk (never the whole kv) and scores it for all its queries in one dgemm.
+  struct Item { std::int64_t c0, n, first, count; };  // queries: members[first, first + count)
+  std::vector<std::int64_t> members;
+  std::vector<Item> items;
+  for (std::int64_t c0 = 0; c0 < S_kv; c0 += indexer::kKeyChunk) {
+    const std::int64_t n = std::min(indexer::kKeyChunk, S_kv - c0);
+    std::int64_t in_item = 0;
+    for (std::int64_t i = 0; i < S; ++i) {
+      if (lo[i] >= c0 + n || hi[i] <= c0) continue;
+      if (in_item == 0) items.push_back({c0, n, static_cast<std::int64_t>(members.size()), 0});
+      members.push_back(i);
+      ++items.back().count;
+      in_item = (in_item + 1) % indexer::kQueriesPerChunk;
+    }
+  }
+#pragma omp parallel
+  {
+    std::vector<double> work;
+    gemm::MatD K(indexer::kKeyChunk, D), Qs(indexer::kQueriesPerChunk * H, D);
+    std::vector<indexer::ChunkQuery> cq;
+#pragma omp for schedule(dynamic, 1)
+    for (std::size_t t = 0; t < items.size(); ++t) {
+      const Item& it = items[t];
+      gemm::decode_block(kv, it.c0, it.n, 0, D, K.data(), D);
+      cq.clear();
+      for (std::int64_t r = 0; r < it.count; ++r) {
+        const std::int64_t i = members[it.first + r];
+        Qs.middleRows(r * H, H) = Q[i];
+        const std::int64_t k_begin = std::max(lo[i], it.c0), k_end = std::min(hi[i], it.c0 + it.n);
+        const std::int64_t col = max_seqlen_k > 0 ? k_begin - lo[i] : k_begin;  // compressed rows start at ks
+        cq.push_back({W.row(i).data(), logits.ptr<float>() + i * width + col, k_begin - it.c0, k_end - k_begin});
+      }
+      indexer::score_chunk(Qs.topRows(it.count * H), H, K.topRows(it.n), sf.data() + it.c0, cq, dot, work);
+    }
   }
   return {{"logits", logits}};
 }

@@ -7,6 +7,8 @@
 
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/blas_gemm.hpp"
+#include "reference/ops/common/gemm_panels.hpp"
+#include "reference/ops/common/gemm_store.hpp"
 
 namespace dsv4::ops {
 
@@ -73,13 +75,17 @@ Outputs skinny_gemm_reference(const OpCase& c) {
   const Tensor& a = c.in("a");
   const Tensor& b = c.in("b");
   const std::int64_t N = a.size(0), M = b.size(0);
-  const gemm::MatD A = gemm::to_matrix(a), B = gemm::to_matrix(b);
-  gemm::MatD Y = gemm::product_nt(A, B);
-  Y += bias_matrix(c, N, M);
+  const gemm::MatD A = gemm::to_matrix(a);
+  gemm::MatD Y(N, M);
+  gemm::product_nt_panels(A, M, gemm::tensor_rows(b), Y);  // b decoded panel by panel, never whole
+  if (c.has("bias")) {
+    const Tensor& bias = c.in("bias");
+    const gemm::MatD bm = gemm::to_matrix(
+        bias.dim() == 1 ? bias.as_strided({1, M}, {M, bias.stride(0)}, bias.offset()) : bias);  // [1|N, M]
+    for (std::int64_t n = 0; n < N; ++n) Y.row(n) += bm.row(n % bm.rows());
+  }
   Tensor out = Tensor::empty(a.dtype(), {N, M});
-#pragma omp parallel for schedule(static)
-  for (std::int64_t n = 0; n < N; ++n)
-    for (std::int64_t m = 0; m < M; ++m) out.set({n, m}, Y(n, m));
+  gemm::store_matrix(Y, out);
   return {{"out", out}};
 }
 

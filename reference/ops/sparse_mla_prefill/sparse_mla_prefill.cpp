@@ -9,6 +9,7 @@
 
 #include <omp.h>
 
+#include "reference/formats/rne_fast.hpp"
 #include "reference/ops/common/attn_io.hpp"
 #include "reference/ops/common/attn_sparse_core.hpp"
 #include "reference/ops/common/checks.hpp"
@@ -96,7 +97,11 @@ Outputs sparse_mla_prefill_reference(const OpCase& c) {
   const double lonely_lse = lonely == "+inf" ? std::numeric_limits<double>::infinity()
                                              : -std::numeric_limits<double>::infinity();
 
-  // Parallel over (token, head block) items; see head_split.
+  // Parallel over (token, head block) items; see head_split. The hot loops read and write through typed
+  // pointers (q and kv have unit last stride, out is contiguous).
+  const std::uint16_t* qp = q.ptr<std::uint16_t>();
+  const std::uint16_t* kvp = kv.ptr<std::uint16_t>();
+  std::uint16_t* outp = out.ptr<std::uint16_t>();
   const HeadSplit hs = head_split(s_q, h_q, omp_get_max_threads());
 #pragma omp parallel
   {
@@ -110,17 +115,17 @@ Outputs sparse_mla_prefill_reference(const OpCase& c) {
       const std::int64_t hn = std::min(hs.size, h_q - h0);
       if (hn <= 0) continue;
       for (std::int64_t h = 0; h < hn; ++h) {
-        const std::int64_t base = i * q.stride(0) + (h0 + h) * q.stride(1);
-        for (std::int64_t d = 0; d < d_qk; ++d) qrows[h * d_qk + d] = load_bf16(q, base + d);
+        const std::uint16_t* src = qp + i * q.stride(0) + (h0 + h) * q.stride(1);
+        for (std::int64_t d = 0; d < d_qk; ++d) qrows[h * d_qk + d] = formats::bf16_to_double(src[d]);
       }
       krows.resize(static_cast<std::size_t>(len[i] * d_qk));
       std::int64_t n = 0;
       for (std::int64_t j = 0; j < len[i]; ++j) {
         const std::int64_t r = index_at(i, j);
         if (r < 0 || r >= s_kv) continue;
-        const std::int64_t base = r * kv.stride(0);
+        const std::uint16_t* src = kvp + r * kv.stride(0);
         double* dst = krows.data() + n * d_qk;
-        for (std::int64_t d = 0; d < d_qk; ++d) dst[d] = load_bf16(kv, base + d);
+        for (std::int64_t d = 0; d < d_qk; ++d) dst[d] = formats::bf16_to_double(src[d]);
         ++n;
       }
       cb.sink = co.sink ? co.sink + h0 : nullptr;
@@ -132,7 +137,8 @@ Outputs sparse_mla_prefill_reference(const OpCase& c) {
                                ml[hh] == -std::numeric_limits<double>::infinity();
         store_f32(lse, i * h_q + h, is_lonely ? lonely_lse : ls[hh] * unit);
         store_f32(max_logits, i * h_q + h, ml[hh] * unit);
-        for (std::int64_t d = 0; d < d_v; ++d) store_bf16(out, (i * h_q + h) * d_v + d, o[hh * d_v + d]);
+        std::uint16_t* dst = outp + (i * h_q + h) * d_v;
+        for (std::int64_t d = 0; d < d_v; ++d) dst[d] = formats::bf16_rne(o[hh * d_v + d]);
       }
     }
   }

@@ -51,3 +51,18 @@ TEST(Tensor, AsStridedRejectsViewsPastStorage) {
   EXPECT_NO_THROW(t.as_strided({3, 4}, {8, 1}, 4));
   EXPECT_THROW(t.as_strided({4, 4}, {8, 1}, 5), std::out_of_range);
 }
+
+TEST(Tensor, FillRoundsOnceAndWritesOnlyTheView) {
+  // 1 + 3·2^-8 ties between 0x3F81 and 0x3F82: RNE gives the even 0x3F82 in every element.
+  Tensor t = Tensor::empty(DType::BF16, {3, 5});
+  t.fill_bytes(0xAB);
+  t.fill(1.0 + 3 * std::ldexp(1.0, -8));
+  for (std::int64_t i = 0; i < t.numel(); ++i) ASSERT_EQ(t.code_linear(i), 0x3F82u) << i;
+  // A strided view (column 1..2 of each row) is filled; the columns around it keep their codes.
+  t.slice(1, 1, 2).fill(-2.5);
+  for (std::int64_t r = 0; r < 3; ++r)
+    for (std::int64_t c = 0; c < 5; ++c) EXPECT_EQ(t.code({r, c}), c == 1 || c == 2 ? 0xC020u : 0x3F82u) << r << "," << c;
+  Tensor f = Tensor::empty(DType::F32, {4});
+  f.fill(-INFINITY);
+  for (std::int64_t i = 0; i < 4; ++i) EXPECT_EQ(f.get({i}), -INFINITY);
+}

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include <gtest/gtest.h>
+#include <omp.h>
 
 #include "reference/registry/registry.hpp"
 #include "tests/support/seed.hpp"
@@ -14,27 +15,31 @@ namespace {
 TEST(Fp8Einsum, EachHeadEqualsBlockScaledGemm) {
   auto rng = test::rng_for_current_test();
   const auto& desc = Registry::instance().get("fp8_einsum");
-  for (const char* form : {"fp32", "packed_ue8m0"})
-    for (bool with_c : {false, true}) {
-      const Json shape{{"B", 3}, {"H", 3}, {"R", 300}, {"D", 130}, {"scale", form}, {"c", with_c}};
-      const OpCase c = desc.generate(rng, shape);
-      const Tensor d = run_reference("fp8_einsum", c).at("d");
-      ASSERT_EQ(d.dtype(), with_c ? DType::F32 : DType::BF16);
-      for (std::int64_t h = 0; h < 3; ++h) {
-        OpCase g;
-        g.inputs["x"] = c.in("x").select(1, h);
-        g.inputs["x_sf"] = c.in("x_sf").select(1, h);
-        g.inputs["w"] = c.in("w").select(0, h);
-        g.inputs["w_sf"] = c.in("w_sf").select(0, h);
-        if (with_c) {
-          g.inputs["c"] = c.in("c").select(1, h);
-          g.attrs["out_dtype"] = "fp32";
+  // H = 3: heads in turn at up to 2 threads; H = 2·threads + 1: heads over the threads. D = 300 and
+  // R = 600 cross gemm_panels.hpp's panel edges (256 rows, 512 columns).
+  for (const std::int64_t H : {std::int64_t{3}, std::int64_t{2 * omp_get_max_threads() + 1}})
+    for (const char* form : {"fp32", "packed_ue8m0"})
+      for (bool with_c : {false, true}) {
+        const std::int64_t R = H == 3 ? 300 : 600, D = H == 3 ? 130 : 300;
+        const Json shape{{"B", 3}, {"H", H}, {"R", R}, {"D", D}, {"scale", form}, {"c", with_c}};
+        const OpCase c = desc.generate(rng, shape);
+        const Tensor d = run_reference("fp8_einsum", c).at("d");
+        ASSERT_EQ(d.dtype(), with_c ? DType::F32 : DType::BF16);
+        for (std::int64_t h = 0; h < H; ++h) {
+          OpCase g;
+          g.inputs["x"] = c.in("x").select(1, h);
+          g.inputs["x_sf"] = c.in("x_sf").select(1, h);
+          g.inputs["w"] = c.in("w").select(0, h);
+          g.inputs["w_sf"] = c.in("w_sf").select(0, h);
+          if (with_c) {
+            g.inputs["c"] = c.in("c").select(1, h);
+            g.attrs["out_dtype"] = "fp32";
+          }
+          const Tensor dg = run_reference("fp8_gemm_blockscaled", g).at("d");
+          for (std::int64_t b = 0; b < 3; ++b)
+            for (std::int64_t n = 0; n < D; ++n) ASSERT_EQ(d.code({b, h, n}), dg.code({b, n})) << shape.dump() << " h " << h;
         }
-        const Tensor dg = run_reference("fp8_gemm_blockscaled", g).at("d");
-        for (std::int64_t b = 0; b < 3; ++b)
-          for (std::int64_t n = 0; n < 130; ++n) ASSERT_EQ(d.code({b, h, n}), dg.code({b, n})) << shape.dump();
       }
-    }
 }
 
 TEST(Fp8Einsum, MatchesFormulaLoopPerRowRecipe) {

@@ -94,6 +94,42 @@ TEST(IndexerLogits, MatchesNaiveLoopWithEmptyRows) {
   }
 }
 
+TEST(IndexerLogits, MatchesNaiveLoopAcrossKeyChunks) {
+  // Key ranges across the 512-key chunks of indexer_core.hpp: a whole row of 1101 keys, one starting at
+  // key 511 and ending at 1025 (two chunk edges), one of a single key at 1024, an empty row, and enough
+  // rows meeting every chunk (6-7) that each chunk's queries split into groups of kQueriesPerChunk;
+  // full-width and compressed.
+  auto rng = test::rng_for_current_test();
+  const std::int64_t S = 8, S_kv = 1101, H = 4, D = 16;
+  OpCase c = Registry::instance().get("indexer_logits").generate(rng, Json{{"S", S}, {"S_kv", S_kv}, {"H", H}, {"D", D}});
+  const std::vector<double> ks{0, 511, 1024, 3, 0, 600, 7, 100}, ke{1101, 1025, 1025, 700, 512, 1101, 7, 1100};
+  c.inputs["cu_seq_len_k_start"] = Tensor::from_f64(DType::I32, {S}, ks);
+  c.inputs["cu_seq_len_k_end"] = Tensor::from_f64(DType::I32, {S}, ke);
+  for (const bool compressed : {false, true}) {
+    c.attrs["clean_logits"] = !compressed;
+    c.attrs["max_seqlen_k"] = compressed ? S_kv : 0;
+    const Tensor l = run_reference("indexer_logits", c).at("logits");
+    const Tensor &q = c.in("q"), &kv = c.in("kv"), &sf = c.in("kv_sf"), &w = c.in("weights");
+    for (std::int64_t i = 0; i < S; ++i)
+      for (std::int64_t j = 0; j < S_kv; ++j) {
+        const auto lo = static_cast<std::int64_t>(ks[i]), hi = static_cast<std::int64_t>(ke[i]);
+        const std::int64_t key = compressed ? lo + j : j;
+        if (key < lo || key >= hi) {
+          ASSERT_EQ(l.get({i, j}), -kInf) << "compressed " << compressed << " row " << i << " col " << j;
+          continue;
+        }
+        long double acc = 0;
+        for (std::int64_t h = 0; h < H; ++h) {
+          long double dot = 0;
+          for (std::int64_t k = 0; k < D; ++k) dot += static_cast<long double>(q.get({i, h, k})) * kv.get({key, k});
+          acc += std::max<long double>(dot, 0) * w.get({i, h});
+        }
+        ASSERT_EQ(l.get({i, j}), static_cast<float>(acc * sf.get({key}))) << "compressed " << compressed << " row " << i
+                                                                           << " col " << j;
+      }
+  }
+}
+
 TEST(IndexerLogits, BadInputNamesArgumentAndRule) {
   auto expect_err = [](OpCase c, const std::string& needle) {
     try {

@@ -60,9 +60,20 @@ OpCase as_non_paged(const OpCase& p, std::vector<std::int64_t>& offsets) {
   return c;
 }
 
-void expect_paged_equals_non_paged(const Json& shape, const std::string& dot) {
+std::int64_t longest_context(const OpCase& p) {
+  const Tensor& ctx = p.in("context_lens");
+  std::int64_t m = 0;
+  for (std::int64_t i = 0; i < ctx.numel(); ++i) m = std::max<std::int64_t>(m, static_cast<std::int64_t>(ctx.get_linear(i)));
+  return m;
+}
+
+// Draws a case of `shape` whose longest context is at least min_longest (redrawing from the test's rng).
+void expect_paged_equals_non_paged(const Json& shape, const std::string& dot, std::int64_t min_longest = 0) {
   auto rng = test::rng_for_current_test();
   OpCase p = Registry::instance().get("indexer_logits_paged").generate(rng, shape);
+  for (int tries = 0; longest_context(p) < min_longest && tries < 64; ++tries)
+    p = Registry::instance().get("indexer_logits_paged").generate(rng, shape);
+  ASSERT_GE(longest_context(p), min_longest) << shape.dump();
   p.attrs["dot"] = dot;
   const Tensor lp = run_reference("indexer_logits_paged", p).at("logits");
   std::vector<std::int64_t> off;
@@ -97,6 +108,13 @@ TEST(IndexerLogitsPaged, EqualsNonPagedWhenNextNEqualsHeads) {  // known-bugs.md
                                 "fp32");
   expect_paged_equals_non_paged(Json{{"B", 2}, {"next_n", 2}, {"H", 2}, {"D", 16}, {"block_kv", 16}, {"max_context_len", 33}},
                                 "bf16");
+}
+
+TEST(IndexerLogitsPaged, EqualsNonPagedAcrossKeyChunks) {
+  // Contexts past two key chunks (indexer_core.hpp's kKeyChunk = 512), next_n rows of one batch ending
+  // in different places, block_kv not dividing the chunk.
+  expect_paged_equals_non_paged(Json{{"B", 3}, {"next_n", 2}, {"H", 4}, {"D", 16}, {"block_kv", 48}, {"max_context_len", 1300}},
+                                "fp32", 1026);
 }
 
 TEST(IndexerLogitsPaged, ModelShapeAndFnuz) {
