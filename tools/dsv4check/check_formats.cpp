@@ -41,7 +41,8 @@ SelfCheckResult check_format(Format f) {
     const CodeClass k = classify(f, c);
     const bool nan_ok = std::isnan(v) == (k == CodeClass::nan) && std::isnan(v32) == std::isnan(v);
     const bool val_ok = std::isnan(v) || (static_cast<double>(v32) == v && std::signbit(v32) == std::signbit(v));
-    const bool class_ok = std::isnan(v) || (k == CodeClass::zero) == (v == 0) && (k == CodeClass::infinity) == std::isinf(v);
+    const bool class_ok =
+        std::isnan(v) || ((k == CodeClass::zero) == (v == 0) && (k == CodeClass::infinity) == std::isinf(v));
     if (!nan_ok || !val_ok || !class_ok) r.fail("decode " + hex(c) + " inconsistent (value/class/fp32)");
     ++decoded;
   }
