@@ -129,8 +129,12 @@ struct Capture {
 };
 std::map<unsigned long long, Capture> g_captures;  // the captures begun and not ended, by id
 unsigned long long g_capture_ids = 0;
-std::set<hipGraph_t> g_graphs;
-std::set<hipGraphExec_t> g_execs;
+// The user's live graphs, graph execs, streams and events. The sets are never destroyed: a program that exits without
+// destroying its handles leaves them reachable, as a device runtime keeps them until its context goes, so
+// LeakSanitizer (asan preset) reports the program's own leaks, not these.
+std::set<hipGraph_t>& g_graphs = *new std::set<hipGraph_t>;
+std::set<hipGraphExec_t>& g_execs = *new std::set<hipGraphExec_t>;
+std::set<const void*>& g_handles = *new std::set<const void*>;
 std::size_t g_findings_total = 0;
 constexpr std::size_t kMaxFindings = 1000;
 
@@ -571,6 +575,7 @@ hipError_t hipMemsetAsync(void* dst, int value, std::size_t bytes, hipStream_t s
 hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned flags) {
   ensure_setup();
   *s = new __hipsim_stream;
+  g_handles.insert(*s);
   (*s)->key = next_stream_key();
   static unsigned user_streams = 0;  // the user's streams are named in creation order, whatever the graphs took
   if (++user_streams != (*s)->key) order::name_stream((*s)->key, "stream " + std::to_string(user_streams));
@@ -580,6 +585,7 @@ hipError_t hipStreamCreateWithFlags(hipStream_t* s, unsigned flags) {
 hipError_t hipStreamCreate(hipStream_t* s) { return hipStreamCreateWithFlags(s, hipStreamDefault); }
 hipError_t hipStreamDestroy(hipStream_t s) {
   if (s && s->capture) return fail(hipErrorStreamCaptureUnsupported, "hipStreamDestroy of a stream in " + capture_name(s->capture));
+  g_handles.erase(s);
   delete s;
   return hipSuccess;
 }
@@ -612,10 +618,16 @@ hipError_t hipStreamWaitEvent(hipStream_t s, hipEvent_t e, unsigned) {
   stream_of(s).wait(e->e);
   return hipSuccess;
 }
-hipError_t hipEventCreate(hipEvent_t* e) { ensure_setup(); *e = new __hipsim_event; return hipSuccess; }
+hipError_t hipEventCreate(hipEvent_t* e) {
+  ensure_setup();
+  *e = new __hipsim_event;
+  g_handles.insert(*e);
+  return hipSuccess;
+}
 hipError_t hipEventCreateWithFlags(hipEvent_t* e, unsigned) { return hipEventCreate(e); }
 hipError_t hipEventDestroy(hipEvent_t e) {
   order::forget_event(e);
+  g_handles.erase(e);
   delete e;
   return hipSuccess;
 }
