@@ -4,8 +4,10 @@
 // lds_* reports -> lds-violation; its other reports (wave_divergence, barrier_divergence, global_out_of_range,
 // deadlock, kernel_exception) -> sim-report; the harness's comparison with skinny_gemm's float64 reference within
 // the op's error bound ("mismatch ...", "FAIL: n of m outputs") -> oracle-localisation.
-// Rules: the executables' folder is compiled in (DSV4_HIPSIM_ZOO_DIR, set by tests/hipsim/CMakeLists.txt, which
-// also makes dsv4_fuzz depend on them); without the sim toolchain the entries are absent. A missing executable, an
+// Rules: the executables' folder is the environment variable DSV4_HIPSIM_ZOO_DIR when set (a copied or installed
+// set of them, outside the build tree), else the build's own (the macro DSV4_HIPSIM_ZOO_DIR, set by
+// tests/hipsim/CMakeLists.txt, which also makes dsv4_fuzz depend on them); without the sim toolchain the entries are
+// absent. A missing executable, an
 // exit status other than 0/1/3 or a run that prints neither PASS nor a finding is a probe error, never a detection.
 // The sim's schedule variables are cleared for the child, so each case runs the serial schedule.
 #include "fuzz/zoo/zoo_detail.hpp"
@@ -15,6 +17,7 @@
 #include <sys/wait.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <filesystem>
 #include <stdexcept>
 
@@ -30,9 +33,17 @@ struct HipsimBug {
 };
 
 Probe run_hipsim(const std::string& exe, const std::string& args) {
-  const std::filesystem::path path = std::filesystem::path(DSV4_HIPSIM_ZOO_DIR) / exe;
+  const char* env = std::getenv("DSV4_HIPSIM_ZOO_DIR");
+  const bool from_env = env && *env;
+  const std::filesystem::path path = std::filesystem::path(from_env ? env : DSV4_HIPSIM_ZOO_DIR) / exe;
   if (!std::filesystem::exists(path))
-    throw std::runtime_error(fmt::format("{} is not built (cmake --build <build> --target {})", path.string(), exe));
+    throw std::runtime_error(
+        from_env ? fmt::format("{} does not exist: DSV4_HIPSIM_ZOO_DIR={} must name the folder holding the tests/hipsim "
+                               "executables (build/default/tests/hipsim in a build tree)",
+                               path.string(), env)
+                 : fmt::format("{} is not built (cmake --build <build> --target {}; or set DSV4_HIPSIM_ZOO_DIR to a "
+                               "folder holding the tests/hipsim executables)",
+                               path.string(), exe));
   const std::string cmd = fmt::format(
       "env -u DSV4_SIM_SEED -u DSV4_SIM_ERROR_EXITCODE -u DSV4_SIM_REPORT -u DSV4_SIM_TIMEOUT '{}' {} 2>&1",
       path.string(), args);

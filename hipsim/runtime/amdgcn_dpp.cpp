@@ -12,10 +12,16 @@
 //   partial wave) with BOUND_CTRL 0: not written (keeps old); with BOUND_CTRL 1: writes 0.
 // - "LDS instructions" DS_BPERMUTE_B32: lane i reads lane (addr[i] / 4) mod 64, 0 when that lane is inactive;
 //   DS_PERMUTE_B32: lane i's data goes to lane (addr[i] / 4) mod 64, lanes nobody writes get 0, and when several
-//   lanes target one lane the highest-numbered source wins; DS_SWIZZLE_B32: offset[15] = 0: bitmask mode on groups
-//   of 32 lanes, and_mask = offset[4:0], or_mask = offset[9:5], xor_mask = offset[14:10], lane i reads
-//   ((i & and) | or) ^ xor within its group; offset[15:8] = 0x80: quad-perm mode, lane i reads
-//   (i & ~3) + offset[2*(i&3)+1 : 2*(i&3)]; an inactive source gives 0. The rotate / FFT modes are not modelled.
+//   lanes target one lane the highest-numbered source wins.
+// - DS_SWIZZLE_B32 (CDNA4 ISA guide 12.12; the same modes on CDNA3), on each 32-lane half of the wave (i = the lane's
+//   index in its half, g = 0 or 32 the half's first lane), by the 16-bit offset:
+//   offset >= 0xE000, FFT mode: mask = offset[4:0], lane reads g + ((rev5(i) >> popcount(mask)) | (i & mask)), rev5
+//   reversing the 5 bits of i; offset >= 0xC000, rotate mode: r = offset[9:5], negated when offset[10] is set,
+//   mask = offset[4:0], lane reads g + ((i & mask) | ((i + r) & ~mask)) with the sum taken mod 32 (the guide's
+//   pseudocode leaves the index width implicit; the mode rotates within the half); offset[15] set (0x8000-0xBFFF),
+//   quad-perm mode: lane reads (l & ~3) + offset[2*(l&3)+1 : 2*(l&3)]; offset[15] clear, bitmask mode: and_mask =
+//   offset[4:0], or_mask = offset[9:5], xor_mask = offset[14:10], lane reads g + (((i & and) | or) ^ xor). A source
+//   lane that does not run gives 0.
 // Invariants: immediates (ctrl, masks, bound_ctrl, pattern) are taken from lane 0; an invalid one throws, which the
 // sim reports as kernel_exception naming the value.
 #include "hipsim/abi_dpp.h"
@@ -52,6 +58,24 @@ int dpp_source(int c, int l) {
     default: break;
   }
   return row + (c - 0x150);  // row_newbcast (validity checked by the caller)
+}
+
+// The lane lane l reads under ds_swizzle offset p (0..0xFFFF; the modes in the header comment).
+int swizzle_source(int p, int l) {
+  const int g = l & 32, i = l & 31;
+  if (p >= 0xE000) {
+    const int mask = p & 31;
+    int rev = 0;
+    for (int b = 0; b < 5; ++b) rev |= ((i >> b) & 1) << (4 - b);
+    return g + ((rev >> __builtin_popcount(static_cast<unsigned>(mask))) | (i & mask));
+  }
+  if (p >= 0xC000) {
+    const int mask = p & 31, r = (p >> 10) & 1 ? -((p >> 5) & 31) : (p >> 5) & 31;
+    return g + (((i & mask) | ((i + r) & ~mask)) & 31);
+  }
+  if (p & 0x8000) return (l & ~3) + ((p >> (2 * (l & 3))) & 3);
+  const int and_mask = p & 31, or_mask = (p >> 5) & 31, xor_mask = (p >> 10) & 31;
+  return g + (((i & and_mask) | or_mask) ^ xor_mask);
 }
 
 }  // namespace
@@ -96,16 +120,9 @@ extern "C" void __hipsim_xbar(const void* user, int lanes, const void* const* in
   }
   const int p = at(0).a;
   if (!__hipsim_swizzle_valid(p))
-    throw std::runtime_error("ds_swizzle pattern " + hex(p) +
-                             " not modelled (bitmask mode offset[15] = 0, quad-perm mode offset[15:8] = 0x80)");
+    throw std::runtime_error("ds_swizzle pattern " + hex(p) + " outside the 16-bit offset field (0 to 0xFFFF)");
   for (int l = 0; l < lanes; ++l) {
-    int s;
-    if (p & 0x8000) {
-      s = (l & ~3) + ((p >> (2 * (l & 3))) & 3);
-    } else {
-      const int and_mask = p & 31, or_mask = (p >> 5) & 31, xor_mask = (p >> 10) & 31;
-      s = (l & 32) + (((l & and_mask) | or_mask) ^ xor_mask);
-    }
+    const int s = swizzle_source(p, l);
     res(l) = s < lanes ? at(s).data : 0;
   }
 }

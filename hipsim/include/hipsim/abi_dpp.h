@@ -23,8 +23,7 @@ constexpr bool __hipsim_dpp_ctrl_valid(int c) {
 // user: 0 ds_bpermute (a = byte address), 1 ds_permute (a = byte address), 2 ds_swizzle (a = offset pattern).
 struct __hipsim_xbar_operands { int a, data; };
 void __hipsim_xbar(const void* user, int lanes, const void* const* in, void* const* out);
-// True when pattern is a ds_swizzle offset the sim models: bitmask mode (offset[15] = 0) or quad-perm mode
-// (offset[15:8] = 0x80). Not modelled: the gfx9 rotate (offset[15:13] = 0b110) and FFT (0b111) modes, the rest of
-// 0x8100-0xBFFF, and values past 16 bits.
-constexpr bool __hipsim_swizzle_valid(int p) { return p >= 0 && (p < 0x8000 || (p & 0xff00) == 0x8000); }
+// True when pattern fits the instruction's 16-bit offset field; every such value has a meaning (CDNA4 ISA guide
+// 12.12, DS_SWIZZLE_B32: FFT, rotate, quad-perm and bitmask modes; hipsim/runtime/amdgcn_dpp.cpp).
+constexpr bool __hipsim_swizzle_valid(int p) { return p >= 0 && p <= 0xFFFF; }
 }

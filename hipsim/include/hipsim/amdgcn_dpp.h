@@ -87,8 +87,7 @@ inline int __builtin_amdgcn_ds_permute(int addr, int src, std::source_location l
 inline int __builtin_amdgcn_ds_swizzle(int src, int pattern,
                                        std::source_location loc = std::source_location::current())
     __attribute__((diagnose_if(!__hipsim_swizzle_valid(pattern),
-                               "hipsim: ds_swizzle pattern not modelled (bitmask mode: offset[15] = 0; quad-perm "
-                               "mode: offset[15:8] = 0x80; the rotate and FFT modes and values past 0xFFFF are not)",
+                               "hipsim: ds_swizzle pattern outside the 16-bit offset field (0 to 0xFFFF)",
                                "error"))) {
   return hipsim_detail::xbar(2, pattern, src, loc);
 }

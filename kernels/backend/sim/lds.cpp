@@ -1,9 +1,11 @@
 // sim backend: the per-block LDS arena. Arrays are placed on first declaration (dynamic region first, then static
 // arrays in declaration order, 16-byte aligned); the arena is exactly that big. Every access is checked against the
-// array it is made through and against the arena (CDNA: outside the arena a write is dropped, a read returns 0),
+// array it is made through and against the arena (CDNA: outside the arena a write is dropped, a read returns 0; an
+// access that straddles the arena's end is performed and tracked for its bytes inside, byte by byte),
 // and shadow bytes (the last write and the reads since it: epoch, thread, clock) give uninitialised-read and hazard
 // reports. Epochs are global and increase at every block start and barrier, so shadow state never needs clearing;
 // within an epoch, accesses are ordered by transaction barriers (happens_before.hpp).
+#include <algorithm>
 #include <cstring>
 #include <stdexcept>
 
@@ -102,7 +104,7 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
   const bool is_write = mode == LdsMode::write || mode == LdsMode::atomic_write;
   const bool atomic = mode == LdsMode::atomic_read || mode == LdsMode::atomic_write;
   auto* bytes = static_cast<unsigned char*>(buf);
-  const std::int64_t abs = arr.begin + off;
+  std::int64_t abs = arr.begin + off;
   const bool in_array = off >= 0 && off + std::int64_t(n) <= std::int64_t(arr.bytes);
   const bool in_arena = abs >= 0 && abs + std::int64_t(n) <= std::int64_t(a.size);
   const Options& o = ex.options;
@@ -125,17 +127,21 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
     ex.fail_launch(b, "LDS access out of range of array '" + std::string(arr.name) + "'");
     throw LaunchAbort{};
   }
-  if (!in_arena) {  // CDNA: per byte, in-range part performed, the rest dropped / zero
-    for (std::size_t i = 0; i < n; ++i) {
-      const std::int64_t p = abs + std::int64_t(i);
-      const bool ok = p >= 0 && p < std::int64_t(a.size);
-      if (is_write) {
-        if (ok) a.data[static_cast<std::size_t>(p)] = bytes[i];
-      } else {
-        bytes[i] = ok ? a.data[static_cast<std::size_t>(p)] : 0;
+  if (!in_arena) {  // CDNA: per byte, the part inside the arena performed, the rest dropped / read as zero
+    const std::int64_t lo = std::max<std::int64_t>(abs, 0);
+    const std::int64_t hi = std::min<std::int64_t>(abs + std::int64_t(n), std::int64_t(a.size));
+    if (!is_write)
+      for (std::size_t i = 0; i < n; ++i) {
+        const std::int64_t p = abs + std::int64_t(i);
+        if (p < lo || p >= hi) bytes[i] = 0;
       }
-    }
-    return;
+    if (lo >= hi) return;
+    // The part inside the arena is an ordinary access of those bytes: written-byte, race and uninitialised-read
+    // tracking apply to it as to any other (a later read of bytes a straddling write did store is no finding).
+    bytes += lo - abs;
+    n = static_cast<std::size_t>(hi - lo);
+    off += lo - abs;
+    abs = lo;
   }
   // Shadow ids: the thread's own, or for an access from another block of the cluster, kRemoteTid | rank | thread.
   const auto tid = static_cast<std::uint16_t>(

@@ -46,6 +46,10 @@ void big_static_lds(int* out, int kilobytes);
 // Dynamic LDS of `bytes`: thread t stores float4(t, t+.25, t+.5, t+.75) via lds_store_vec at element 4t, carves a
 // float4 view, barrier, reads back element (t+1)%threads via lds_load_as and writes its .y into out[t].
 void dynamic_lds_vectors(float* out, int threads, std::size_t bytes);
+// Dynamic LDS of 24 B: thread 0 stores float4(1.5, 2.5, 3.5, 4.5) at float element 4 (bytes 16-31: half of it past
+// the arena), barrier; thread 1 writes dyn[4], dyn[5] (bytes the store performed) and the .x and .z of the float4 at
+// bytes 16-31 (a straddling read) into out[0..3].
+void straddling_lds_store(float* out);
 // y[i] += a (one thread per element; grid of ceil(n/128) blocks of 128).
 void add_scalar(float* y, int n, float a, Stream* s = nullptr);
 // GEMM-like: C[M x N] = A[M x K] * B[K x N], 256 threads/block (16x16 tile), K staged through LDS 16 at a time

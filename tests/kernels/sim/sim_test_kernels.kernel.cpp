@@ -214,6 +214,22 @@ void dynamic_lds_vectors(float* out, int threads, std::size_t bytes) {
   launch(dyn_vec_kernel, cfg("dyn_vec", Dim3(1), Dim3(threads), nullptr, bytes), out);
 }
 
+__global__ void straddling_kernel(float* out) {
+  DSV4_LDS_DYNAMIC(float, dyn);
+  if (threadIdx.x == 0) lds_store_vec(dyn, 4, make_float4(1.5f, 2.5f, 3.5f, 4.5f));
+  __syncthreads();
+  if (threadIdx.x == 1) {
+    out[0] = dyn[4];
+    out[1] = dyn[5];
+    const float4 v = lds_load_as<float4>(dyn, 4);
+    out[2] = v.x;
+    out[3] = v.z;
+  }
+}
+void straddling_lds_store(float* out) {
+  launch(straddling_kernel, cfg("straddling", Dim3(1), Dim3(64), nullptr, 24), out);
+}
+
 __global__ void add_scalar_kernel(float* y, int n, float a) {
   const int i = static_cast<int>(blockIdx.x * blockDim.x + threadIdx.x);
   if (i < n) y[i] += a;

@@ -158,5 +158,21 @@ TEST_F(SimLds, VectorStoresAndCarvedViews) {
   EXPECT_EQ(r.violations[0].size, 16u);
 }
 
+TEST_F(SimLds, StraddlingStoreIsPerformedAndTrackedForItsBytesInside) {
+  DeviceBuffer out(sizeof(float) * 4);
+  out.memset(0x7F);  // poison: 0x7F7F7F7F is a large float, none of the expected values
+  simk::straddling_lds_store(out.as<float>());
+  const auto v = out.to_host<float>();
+  EXPECT_EQ(v[0], 1.5f);  // bytes 16-23 of the store were inside the 24 B arena: performed
+  EXPECT_EQ(v[1], 2.5f);
+  EXPECT_EQ(v[2], 1.5f);  // a straddling read: its bytes inside read the arena, the rest read 0
+  EXPECT_EQ(v[3], 0.0f);
+  const sim::Report r = sim::take_report();
+  // The store and the straddling read are out of range; the reads of the bytes the store performed are not
+  // uninitialised (the store's bytes inside the arena count as written).
+  EXPECT_EQ(r.count(ViolationKind::lds_out_of_range), 2u) << r.to_string();
+  EXPECT_EQ(r.count(ViolationKind::lds_uninitialized_read), 0u) << r.to_string();
+}
+
 }  // namespace
 }  // namespace dsv4::test
