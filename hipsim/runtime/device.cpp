@@ -133,11 +133,11 @@ void check_global_access(sd::Executor& ex, sd::BlockExec& b, std::uintptr_t p, s
   Violation v = ex.make_violation(ViolationKind::global_out_of_range, &b, &ex.current_thread());
   const std::string what = std::string(flags & kWrite ? "write" : "read") + " of " + std::to_string(n) + " B";
   if (al) {
-    v.array = al->name.empty() ? std::string(al->kind) : al->kind + (" " + al->name);
+    v.array = al->name.empty() ? std::string(kind_name(al->kind)) : kind_name(al->kind) + (" " + al->name);
     v.offset = std::int64_t(p - al->base);
     v.array_bytes = al->bytes;
     v.detail = what + " at byte " + std::to_string(v.offset) + " of a " + std::to_string(al->bytes) + " B " +
-               (al->name.empty() ? std::string(al->kind) + " allocation" : al->describe()) +
+               (al->name.empty() ? std::string(kind_name(al->kind)) + " allocation" : al->describe()) +
                (!al->live ? " that was freed" : p < al->base ? " (before its start)" : " (past its end)");
   } else {
     char buf[32];

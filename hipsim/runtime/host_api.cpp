@@ -399,7 +399,7 @@ using namespace hipsim;
 
 extern "C" {
 
-void* __hipsim_kernargs(std::size_t bytes) { return allocate(bytes, "kernel arguments"); }
+void* __hipsim_kernargs(std::size_t bytes) { return allocate(bytes, AllocKind::kernel_args); }
 
 int __hipsim_enqueue(const char* name, void* kernel, __hipsim_uint3 grid, __hipsim_uint3 block, std::size_t lds,
                      hipStream_t stream, void (*invoke)(void*, void*), void* args, void (*destroy)(void*)) {
@@ -491,7 +491,7 @@ hipError_t hipDeviceSynchronize() {
 
 hipError_t hipMalloc(void** p, std::size_t bytes) {
   ensure_setup();
-  *p = allocate(bytes, "hipMalloc");
+  *p = allocate(bytes, AllocKind::user_malloc);
   return *p ? hipSuccess : fail(hipErrorOutOfMemory, "hipMalloc of " + std::to_string(bytes) + " B failed");
 }
 hipError_t hipFree(void* p) {

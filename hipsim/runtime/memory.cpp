@@ -36,14 +36,23 @@ void forget(Registry& r, std::map<std::uintptr_t, Allocation>::iterator it) {
 }
 }  // namespace
 
-void* allocate(std::size_t bytes, const char* kind) {
+const char* kind_name(AllocKind k) {
+  switch (k) {
+    case AllocKind::user_malloc: return "hipMalloc";
+    case AllocKind::kernel_args: return "kernel arguments";
+    case AllocKind::device_var: return "__device__ variable";
+  }
+  return "?";
+}
+
+void* allocate(std::size_t bytes, AllocKind kind) {
   const std::size_t total = footprint(bytes);
   void* p = std::aligned_alloc(256, total);
   if (!p) return nullptr;
   std::memset(p, 0xCD, total);
   const auto base = reinterpret_cast<std::uintptr_t>(p);
   static std::uint64_t user_serial = 0;
-  const bool user = std::strcmp(kind, "hipMalloc") == 0;
+  const bool user = kind == AllocKind::user_malloc;
   registry().by_base[base] = Allocation{base, bytes, true, kind, user ? ++user_serial : 0, user, {}};
   registry().held_bytes += total;
   return p;
@@ -52,24 +61,24 @@ void* allocate(std::size_t bytes, const char* kind) {
 void register_device_var(const DeviceVarSite& s) {
   const auto base = reinterpret_cast<std::uintptr_t>(s.addr);
   auto [it, fresh] = registry().by_base.try_emplace(base);
-  if (fresh) it->second = Allocation{base, std::size_t(s.bytes), true, "__device__ variable", 0, true, s.name};
+  if (fresh) it->second = Allocation{base, std::size_t(s.bytes), true, AllocKind::device_var, 0, true, s.name};
 }
 
 std::string Allocation::describe() const {
-  if (serial) return std::string(kind) + " allocation #" + std::to_string(serial);
-  if (!name.empty()) return std::string(kind) + " '" + name + "'";
-  return std::string(kind) + " allocation";
+  if (serial) return std::string(kind_name(kind)) + " allocation #" + std::to_string(serial);
+  if (!name.empty()) return std::string(kind_name(kind)) + " '" + name + "'";
+  return std::string(kind_name(kind)) + " allocation";
 }
 
 bool release(void* p) {
   Registry& r = registry();
   auto it = r.by_base.find(reinterpret_cast<std::uintptr_t>(p));
   if (it == r.by_base.end() || !it->second.live) return false;
-  if (std::strcmp(it->second.kind, "kernel arguments") == 0) {  // the launch that read them is done
+  if (it->second.kind == AllocKind::kernel_args) {  // the launch that read them is done
     forget(r, it);
     return true;
   }
-  if (std::strcmp(it->second.kind, "hipMalloc") != 0) return false;  // a __device__ variable is not freed
+  if (it->second.kind != AllocKind::user_malloc) return false;  // a __device__ variable is not freed
   it->second.live = false;
   r.quarantine.push_back(it->first);
   r.quarantined_bytes += footprint(it->second.bytes);

@@ -16,11 +16,15 @@ class Executor;
 
 namespace hipsim {
 
+// What an allocation holds: the user's hipMalloc memory, a launch's kernel arguments, a file-scope variable.
+enum class AllocKind { user_malloc, kernel_args, device_var };
+const char* kind_name(AllocKind k);  // "hipMalloc", "kernel arguments", "__device__ variable"
+
 struct Allocation {
   std::uintptr_t base = 0;
   std::size_t bytes = 0;
   bool live = false;
-  const char* kind = "";  // "hipMalloc", "kernel arguments", "__device__ variable"
+  AllocKind kind = AllocKind::user_malloc;
   std::uint64_t serial = 0;  // hipMalloc allocations: 1, 2, ... in allocation order (0: the others)
   bool tracked = false;      // the user's memory (hipMalloc, __device__ variables): the race check records it
   std::string name;          // __device__ variables: the variable's name
@@ -39,7 +43,7 @@ inline constexpr std::size_t kRedzone = 256;
 // freed blocks are returned to the host allocator (the newest freed block is always kept).
 inline constexpr std::size_t kQuarantineBytes = std::size_t(256) << 20;
 
-void* allocate(std::size_t bytes, const char* kind);
+void* allocate(std::size_t bytes, AllocKind kind);
 // A file-scope (`__device__`) variable, registered at the first access from a kernel (idempotent).
 void register_device_var(const DeviceVarSite& s);
 bool release(void* p);  // false: not a live hipMalloc or kernel-argument allocation
