@@ -95,6 +95,18 @@ std::string cluster_peer(const BlockExec& owner) {
 }
 }  // namespace
 
+namespace {
+// What happens to an access not wholly inside the arena: dropped / read as 0, or, for one that straddles an end of
+// the arena, the bytes inside performed and the rest dropped / read as 0.
+std::string arena_note(std::int64_t abs, std::size_t n, std::size_t size, bool is_write) {
+  const std::int64_t inside = std::min<std::int64_t>(abs + std::int64_t(n), std::int64_t(size)) - std::max<std::int64_t>(abs, 0);
+  const std::string rest = is_write ? "dropped" : "read 0";
+  if (inside <= 0) return " (outside the block's LDS: " + rest + ")";
+  return " (straddles the end of the block's LDS: the " + std::to_string(inside) + " B inside " +
+         (is_write ? "written" : "read") + ", the rest " + rest + ")";
+}
+}  // namespace
+
 void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode mode, BlockExec* remote) {
   Executor& ex = Executor::get();
   BlockExec& b = current_block();
@@ -120,8 +132,7 @@ void lds_access(int array, std::int64_t off, void* buf, std::size_t n, LdsMode m
                   std::string(is_write ? "write" : "read") + " of " + std::to_string(n) + " B at byte offset " +
                       std::to_string(off) + " of a " + std::to_string(arr.bytes) + " B array" +
                       (remote ? " of " + cluster_peer(owner) : std::string()) +
-                      (in_arena ? " (inside the block's LDS: performed)" : " (outside the block's LDS: " +
-                                                                              std::string(is_write ? "dropped" : "read 0") + ")"));
+                      (in_arena ? std::string(" (inside the block's LDS: performed)") : arena_note(abs, n, a.size, is_write)));
   }
   if ((!in_array || !in_arena) && o.check_lds && o.fail_on_violation) {
     ex.fail_launch(b, "LDS access out of range of array '" + std::string(arr.name) + "'");
