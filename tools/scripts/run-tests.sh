@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Quick start, step 2 (and CI): install missing packages, build, and run the test suite that needs no GPU: every
-# label but `slow` (DSV4_SLOW=1 adds the `slow` tests, about 8 CPU-minutes more). GPU tests report as skipped, never
+# label but `slow` (DSV4_SLOW=1 adds the `slow` tests, about an hour of CPU more:
+# 54 CPU-minutes of it the whole vLLM grid of the hipsim split-K GEMM). GPU tests report as skipped, never
 # as passed. Then the `asan` preset (ASan + UBSan, findings fatal, leak checks on) builds the libraries and the test
 # executables of the sim, the port, the kernels' host code, the reference, formats, oracle, IO and race checker, and
 # runs their tests (not the frozen sm_90 path's), so a memory error, a leak or undefined behaviour there fails CI. Why not all of it: every test
