@@ -9,7 +9,7 @@
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
-#include "tests/kernels/skinny_gemm/skinny_sweep_checks.hpp"
+#include "tests/kernels/nvidia/skinny_gemm/sm90_sweep_checks.hpp"
 #include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
 #include "tests/support/seed.hpp"
 
