@@ -13,6 +13,7 @@
 #include "kernels/port/arch.hpp"
 #include "kernels/skinny_gemm/skinny_gemm.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
+#include "tests/kernels/skinny_gemm/skinny_plan_invariants.hpp"
 #include "tests/kernels/skinny_gemm/skinny_plan_test_util.hpp"
 
 namespace sk = dsv4::kernels::skinny;
@@ -25,16 +26,14 @@ RC_GTEST_PROP(Sm90PlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   const auto& arch = port::kSm90;
   const int force = *rc::gen::element(0, 1, 2);
   sk::Sm90Options opt{{sk::SkinnyVariant::fixed, force}};
-  {
-    opt.force_kernel = *rc::gen::element(sk::TensorCoreKernel::plan_choice, sk::TensorCoreKernel::mma_m16n8k16,
-                                          sk::TensorCoreKernel::wgmma, sk::TensorCoreKernel::producer_warp);  // the plan's choice, m16n8k16, wgmma, producer warp
-    opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
-    if (opt.force_kernel == sk::TensorCoreKernel::wgmma)  // any power of two from 8 to the padded N (0: the model's choice)
-      opt.force_slice_rows = *rc::gen::element(0, 8, 16, 32, 64, 128) % (2 * sk::wgmma_unsliced_rows(s.n));
-    // Shards combined by the model's choice, the workspace, or a cluster (warpgroup kernel, two chunks: K > 512).
-    opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
-    if ((s.k <= 512 || opt.force_kernel == sk::TensorCoreKernel::mma_m16n8k16) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
-  }
+  opt.force_kernel = *rc::gen::element(sk::TensorCoreKernel::plan_choice, sk::TensorCoreKernel::mma_m16n8k16,
+                                        sk::TensorCoreKernel::wgmma, sk::TensorCoreKernel::producer_warp);  // the plan's choice, m16n8k16, wgmma, producer warp
+  opt.force_resident = *rc::gen::element(0, 1);   // one warpgroup workgroup per SM is always possible
+  if (opt.force_kernel == sk::TensorCoreKernel::wgmma)  // any power of two from 8 to the padded N (0: the model's choice)
+    opt.force_slice_rows = *rc::gen::element(0, 8, 16, 32, 64, 128) % (2 * sk::wgmma_unsliced_rows(s.n));
+  // Shards combined by the model's choice, the workspace, or a cluster (warpgroup kernel, two chunks: K > 512).
+  opt.force_cluster_reduce = *rc::gen::element(0, 1, 2);
+  if ((s.k <= 512 || opt.force_kernel == sk::TensorCoreKernel::mma_m16n8k16) && opt.force_cluster_reduce == 2) opt.force_cluster_reduce = 0;
   if (opt.force_kernel == sk::TensorCoreKernel::producer_warp) {  // one layout per shape and tile of b: no other option forced
     opt = sk::Sm90Options{};
     opt.force_kernel = sk::TensorCoreKernel::producer_warp;
@@ -45,21 +44,11 @@ RC_GTEST_PROP(Sm90PlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
   // A forced cluster reduction is refused, by design, when no shard count runs its clusters in one wave.
   if (!p.ok && opt.force_cluster_reduce == 2 && p.reason.find("in one wave") != std::string::npos) return;
   if (!p.ok) RC_FAIL("refused: " + p.describe());  // every shape of the skinny range with K % 8 == 0 is admitted
-  RC_ASSERT(p.lds_alloc_bytes <= arch.lds_bytes_per_block);
-  for (const auto& ph : p.lds_phases()) RC_ASSERT(ph.bytes <= p.lds_alloc_bytes);
+  check_admitted_plan(s, arch, p);
   // The model cost the plan was chosen by is the public model's value for it (what fit_skinny_model evaluates).
   if (lay.mma) RC_ASSERT(sk::skinny_model_us(p, arch) == lay.mma_model_cost);
   else RC_ASSERT(sk::skinny_model_us(p, arch) == -1.0);
-  // Every shard is non-empty and together they cover K.
-  RC_ASSERT(p.k_rnd * p.k_shard >= s.k);
-  RC_ASSERT((p.k_rnd - 1) * p.k_shard < s.k);
-  RC_ASSERT(p.workspace_bytes == p.workspace_need_bytes);
-  RC_ASSERT(sk::workspace_size(s, arch) == sk::make_plan(s, arch).workspace_bytes);
-  // The kernel's shard count, chunking and offsets are the predicate's.
   const sk::SkinnyKernelArgs ka = sk::kernel_args(p);
-  RC_ASSERT(ka.k_rnd == p.k_rnd);
-  RC_ASSERT(ka.k_shard == static_cast<std::int64_t>(ka.chunks_per_shard) * ka.k_chunk);
-  RC_ASSERT(ka.grid == ka.tiles_m * ka.n_slices * ka.k_rnd);
   RC_ASSERT(lay.cluster_blocks == (lay.cluster_reduce ? p.k_rnd : 1));  // what the launch checks
   if (opt.force_cluster_reduce != 0) RC_ASSERT(lay.cluster_reduce == (opt.force_cluster_reduce == 2));
   if (lay.cluster_reduce) {
@@ -70,39 +59,11 @@ RC_GTEST_PROP(Sm90PlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
     RC_ASSERT(p.workspace_bytes == 0 && p.counter_bytes == 0 && p.partial_bytes == 0 && p.lds_readback == 0);
     if (lay.wgmma) RC_ASSERT(p.lds_kreduce == static_cast<std::size_t>(p.k_groups) * p.n_p2 * p.tile_m * 4);
   } else {
-    RC_ASSERT(lay.cluster_blocks == 1);
-    RC_ASSERT(p.readback_batch_shards >= 1);
-    RC_ASSERT(p.readback_batches * p.readback_batch_shards >= p.k_rnd);
-    // Workspace: the kernel's slabs (M_p · N_p2 · k_rnd fp32, known-bugs #2 test) plus counters fit.
-    const std::size_t slabs = static_cast<std::size_t>(p.m_padded) * p.n_slices * p.n_p2 * p.k_rnd * 4;
-    RC_ASSERT(p.workspace_bytes >= slabs + p.counter_bytes);
-    RC_ASSERT(ka.partial_offset + ka.partial_bytes <= p.workspace_bytes);
-    RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
-    RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);  // same layout for every shape (pool slots are shared)
-    RC_ASSERT(p.counter_bytes == static_cast<std::size_t>(p.tiles_m * p.n_slices) * 4);  // one counter per tile
+    check_workspace_split(p);
   }
-  // Output-row slices cover N exactly once (no empty slice), and exist on the warpgroup path only.
-  RC_ASSERT(ka.n_slices == p.n_slices && ka.slice_rows == p.slice_rows);
-  RC_ASSERT(static_cast<std::int64_t>(p.n_slices) * p.slice_rows >= s.n);
-  RC_ASSERT(static_cast<std::int64_t>(p.n_slices - 1) * p.slice_rows < s.n);
+  // Output-row slices exist on the warpgroup kernels only.
   if (!lay.wgmma && !lay.producer_warp) RC_ASSERT(p.n_slices == 1);
   if (opt.force_slice_rows != 0) RC_ASSERT(p.slice_rows == opt.force_slice_rows);
-  RC_ASSERT(static_cast<std::size_t>(ka.readback_batch_shards) * ka.readback_pass_outputs * 4 <= ka.lds_bytes);
-  // Kernel structural invariants: whole micro-tiles and k-groups; readback passes of whole N-tiles with at most
-  // 16 owned outputs per thread; epilogue groups of kEpiVec outputs never cross a row (16-byte aligned in LDS).
-  RC_ASSERT(p.n_p2 * p.tile_m % (256 * 1) == 0);
-  RC_ASSERT(p.readback_pass_outputs % 256 == 0);
-  RC_ASSERT(p.readback_pass_outputs / 256 <= 16);
-  RC_ASSERT(p.tile_m % sk::kEpiVec == 0);
-  const std::int64_t stage = p.rows_per_n_tile * p.tile_m;  // the epilogues index by shifts: powers of two
-  RC_ASSERT((p.tile_m & (p.tile_m - 1)) == 0);
-  RC_ASSERT((stage & (stage - 1)) == 0);
-  RC_ASSERT((std::int64_t{1} << ka.tm_shift) == p.tile_m);  // the shifts the kernel indexes by
-  RC_ASSERT((std::int64_t{1} << ka.readback_stage_shift) == stage);
-  RC_ASSERT(p.n_p2 * p.tile_m % p.readback_pass_outputs == 0);
-  RC_ASSERT(p.readback_pass_outputs % (p.rows_per_n_tile * p.tile_m) == 0);
-  RC_ASSERT((p.k_chunk / 8) % p.k_groups == 0);
-  RC_ASSERT(p.n_p2 % p.rows_per_n_tile == 0);
   if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(lay.wgmma == (opt.force_kernel == sk::TensorCoreKernel::wgmma));
   if (opt.force_kernel != sk::TensorCoreKernel::plan_choice) RC_ASSERT(lay.producer_warp == (opt.force_kernel == sk::TensorCoreKernel::producer_warp));
   if (opt.force_kernel == sk::TensorCoreKernel::plan_choice) RC_ASSERT(lay.producer_warp == sk::producer_warp_preferred(s, arch, opt));
@@ -205,8 +166,6 @@ RC_GTEST_PROP(Sm90PlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
               sk::mma_lds_budget(sk::mma_blocks_per_sm(lay.mma_n_blocks, lay.mma_m_tiles)));
     if (lay.mma_warps_n > 1) RC_ASSERT(lay.mma_warps_m >= 2);
   }
-  RC_ASSERT(p.n_p2 >= std::min<std::int64_t>(s.n, p.slice_rows));  // every workgroup computes its slice's rows
-  RC_ASSERT(p.m_padded >= s.m);
 }
 
 RC_GTEST_PROP(Sm90PlanProps, ChunkkRuleIsCappedAndNeverFor16RowClass, ()) {
