@@ -3,7 +3,7 @@
 // test_sm90_plan_props.cpp: the sm_90 plan): LDS within the profile and the allocation, shards covering K, the
 // predicates agreeing with the plan, the kernel's numbers the plan's, output-row slices covering N once, and the
 // kernels' structural rules (whole micro-tiles and k-groups, readback passes of whole N-tiles, epilogue groups,
-// power-of-two shifts). Call from a property only.
+// power-of-two shifts); the CHUNKK rule. Call from a property only.
 #pragma once
 
 #include <rapidcheck.h>
@@ -71,6 +71,18 @@ inline void check_workspace_split(const sk::SkinnyPlan& p) {
   RC_ASSERT(ka.counter_offset + p.counter_bytes <= ka.partial_offset);
   RC_ASSERT(ka.partial_offset == sk::kCounterRegionBytes);
   RC_ASSERT(p.counter_bytes == static_cast<std::size_t>(p.tiles_m * p.n_slices) * 4);
+}
+
+// The CHUNKK rule (appendix A.3 with the #56098 cap) on the default plan of `s`: CHUNKK = 2 only above the 16-row
+// class, with twice the CUs free, and at most kChunkkShardCap shards.
+inline void check_chunkk_rule(const sk::SkinnyShape& s, const port::ArchProfile& arch) {
+  const sk::SkinnyPlan p = sk::make_plan(s, arch);
+  RC_ASSERT(p.ok);
+  if (p.chunkk == 2) {
+    RC_ASSERT(p.n_p2 > 16);
+    RC_ASSERT(2 * p.cu_needed <= arch.compute_units);
+    RC_ASSERT(p.k_rnd <= sk::kChunkkShardCap);
+  }
 }
 
 }  // namespace dsv4::test::skinny_plan

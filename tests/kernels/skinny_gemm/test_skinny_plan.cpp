@@ -31,14 +31,7 @@ RC_GTEST_PROP(SkinnyPlanProps, AdmittedShapesFitLdsAndWorkspace, ()) {
 
 RC_GTEST_PROP(SkinnyPlanProps, ChunkkRuleIsCappedAndNeverFor16RowClass, ()) {
   const auto s = *gen_shape();
-  const auto& arch = arch_of(*rc::gen::inRange(0, 2));
-  const sk::SkinnyPlan p = sk::make_plan(s, arch);
-  RC_ASSERT(p.ok);
-  if (p.chunkk == 2) {
-    RC_ASSERT(p.n_p2 > 16);
-    RC_ASSERT(2 * p.cu_needed <= arch.compute_units);
-    RC_ASSERT(p.k_rnd <= sk::kChunkkShardCap);
-  }
+  check_chunkk_rule(s, arch_of(*rc::gen::inRange(0, 2)));
 }
 
 TEST(SkinnyPlan, Gfx950BugShapeLegacyOverflowsAndFixedBatches) {
