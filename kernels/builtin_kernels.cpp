@@ -1,4 +1,5 @@
-// The kernels of this build, registered explicitly when the kernel registry is first used.
+// The kernels of this build, registered explicitly when the kernel registry is first used, and the skinny GEMM's
+// arch paths (kernels/skinny_gemm/skinny_arch_layout.hpp), registered when its plan first looks one up.
 // A new kernel adds one register_<op>_kernel declaration and call here.
 #include "kernels/kernel_registry.hpp"
 
@@ -36,5 +37,21 @@ void register_builtin_kernels(KernelRegistry& r) {
   register_topk_kernel(r);
   register_dequant_fp8_kernel(r);
 }
+
+namespace skinny {
+
+#if !defined(DSV4_BACKEND_HIP)
+void register_sm90_arch_path();  // kernels/nvidia/skinny_gemm/sm90_plan.cpp
+#endif
+
+// The builds with the sm_90 kernels (cuda, and sim, which emulates them under the sm_90 profile) register their path;
+// the hip build has none, and its sm_90 plans are refused ("no skinny_gemm kernel for sm_90").
+void register_builtin_arch_paths() {
+#if !defined(DSV4_BACKEND_HIP)
+  register_sm90_arch_path();
+#endif
+}
+
+}  // namespace skinny
 
 }  // namespace dsv4::kernels

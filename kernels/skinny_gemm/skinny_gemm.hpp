@@ -37,7 +37,6 @@ struct SkinnyKernelArgs {
   std::int64_t grid = 0;
   int block = 0;
   bool overlap_previous = false;  // LaunchConfig::overlap_previous (every skinny kernel waits before global accesses)
-  int cluster_blocks = 1;         // LaunchConfig::cluster_blocks: k_rnd for a cluster-reduced plan, else 1
 };
 SkinnyKernelArgs kernel_args(const SkinnyPlan& plan);
 

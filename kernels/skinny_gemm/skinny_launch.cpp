@@ -50,10 +50,6 @@ SkinnyKernelArgs kernel_args(const SkinnyPlan& plan) {
   a.grid = plan.grid;
   a.block = plan.block;
   a.overlap_previous = plan.overlap_previous;
-  a.cluster_blocks = plan.cluster_blocks;
-  if (plan.cluster_reduce && (!plan.arch_layout || plan.cluster_blocks != plan.k_rnd))
-    throw port::Error("skinny_gemm: a cluster reduction needs an arch layout and one cluster per tile's k_rnd "
-                      "shards [" + plan.describe() + "]");
   return a;
 }
 
@@ -104,7 +100,7 @@ port::LaunchConfig launch_config(const SkinnyPlan& plan, const SkinnyBuffers& io
   if (bias_elems) ranges.push_back(port::reads(io.bias, bias_elems * elem, "bias"));
   return port::LaunchConfig{port::Dim3(static_cast<unsigned>(ka.grid)), port::Dim3(static_cast<unsigned>(ka.block)),
                             ka.lds_bytes, &stream, s.dtype == ElemType::f16 ? "skinny_gemm<fp16>" : "skinny_gemm<bf16>",
-                            std::move(ranges), ka.overlap_previous, static_cast<unsigned>(ka.cluster_blocks)};
+                            std::move(ranges), ka.overlap_previous, /*cluster_blocks=*/1u};
 }
 
 void initialize_workspace(const SkinnyPlan& plan, port::DeviceBuffer& workspace, port::Stream& stream) {

@@ -19,7 +19,7 @@ void launch_skinny_kernel(const SkinnyPlan& plan, const SkinnyBuffers& io, void*
 // The portable kernel parameters of a plan (every kernel's: an arch layout's parameters extend them).
 detail::KParams kernel_params(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace);
 // The launch of a plan: grid, block, LDS, stream, the byte ranges of a, b, out, bias and the declared workspace,
-// programmatic dependent launch and cluster size.
+// and programmatic dependent launch (no clusters: an arch layout that has them sets LaunchConfig::cluster_blocks).
 port::LaunchConfig launch_config(const SkinnyPlan& plan, const SkinnyBuffers& io, void* workspace,
                                  std::size_t declared_workspace_bytes, port::Stream& stream);
 

@@ -1,7 +1,7 @@
 // The skinny GEMM's portable plan (the FMA split-K kernel of skinny_gemm.kernel.cpp on AMD profiles: tiling, CHUNKK
 // rule, shard count, LDS phases, workspace), the steps every plan maker shares (skinny_plan_steps.hpp), and make_plan,
-// which hands sm_90 profiles to the arch path's plan maker (make_arch_plan, skinny_arch_layout.hpp). See
-// skinny_plan.hpp.
+// which hands a profile with a registered arch path to that path's plan maker (skinny_arch_layout.hpp) and refuses a
+// profile that neither serves. See skinny_plan.hpp.
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 
 #include <algorithm>
@@ -84,9 +84,9 @@ void choose_chunkk(SkinnyPlan& p, const port::ArchProfile& arch, int base, bool 
 }
 
 SkinnyPlan finish_split_k(SkinnyPlan p, const port::ArchProfile& arch, std::size_t slab_bytes, std::size_t shard_bytes,
-                          bool legacy) {
-  // Readback batches and workspace: none for a cluster reduction (the partials never leave the cluster's LDS).
-  if (p.cluster_reduce) {
+                          bool legacy, bool partials_on_chip) {
+  // Readback batches and workspace: none when the partials never leave the chip.
+  if (partials_on_chip) {
     p.readback_batch_shards = 0;
     p.readback_batches = 0;
     p.lds_readback = 0;
@@ -107,7 +107,7 @@ SkinnyPlan finish_split_k(SkinnyPlan p, const port::ArchProfile& arch, std::size
   const std::int64_t tiles = p.tiles_m * p.n_slices;
   const std::size_t slabs_at = kCounterRegionBytes;
   p.counter_offset = 0;
-  if (!p.cluster_reduce) {
+  if (!partials_on_chip) {
     p.counter_bytes = static_cast<std::size_t>(tiles) * 4;
     if (p.counter_bytes > kCounterRegionBytes)
       return refuse(p, std::to_string(tiles) + " output tiles (" + std::to_string(p.tiles_m) + " M-tiles x " +
@@ -190,7 +190,6 @@ SkinnyPlan fma_plan(const SkinnyShape& s, const port::ArchProfile& arch, const S
   p.k_rnd = ceil_div(chunks, p.chunks_per_shard);
   p.k_shard = static_cast<std::int64_t>(p.chunks_per_shard) * p.k_chunk;
   p.grid = p.tiles_m * p.n_slices * p.k_rnd;
-  p.cluster_blocks = 1;
   p.overlap_previous = false;
 
   // LDS phases (one allocation, the whole LDS; barriers separate them). Readback: the whole tile in one pass.
@@ -202,17 +201,19 @@ SkinnyPlan fma_plan(const SkinnyShape& s, const port::ArchProfile& arch, const S
   return finish_split_k(p, arch, slab_bytes, static_cast<std::size_t>(p.readback_pass_outputs) * 4, legacy);
 }
 
+// The profiles the portable kernel is built and checked for (the AMD code objects of `dsv4check kernels`).
+bool portable_profile(const port::ArchProfile& arch) {
+  return arch.arch == port::Arch::gfx942 || arch.arch == port::Arch::gfx950;
+}
 }  // namespace
 
 SkinnyPlan make_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
-  if (arch.arch == port::Arch::sm_90) {
-#if defined(DSV4_BACKEND_HIP)
+  if (const ArchPath* path = find_arch_path(arch.arch)) return path->make_plan(s, arch, opt);
+  if (!portable_profile(arch))
     return plan_steps::refuse(plan_steps::plan_of(s, arch, opt),
-                              "sm_90 plans are the kernels of kernels/nvidia, which the hip build does not have");
-#else
-    return make_arch_plan(s, arch, opt);
-#endif
-  }
+                              "no skinny_gemm kernel for " + std::string(arch.name) +
+                                  " in this build: the portable kernel serves gfx942 and gfx950, and no arch path "
+                                  "is registered for " + std::string(arch.name));
   return fma_plan(s, arch, opt);
 }
 

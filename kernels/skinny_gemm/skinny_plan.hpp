@@ -7,7 +7,8 @@
 //   every LDS phase footprint <= lds_alloc_bytes <= the profile's LDS capacity (except the deliberately buggy
 //   readback_one_pass variant, whose readback phase is unbounded, as in the pre-#56098 kernel);
 //   workspace_bytes covers k_rnd slabs of tiles_m·n_slices·rows·tile_m fp32 plus one counter per output tile (except the
-//   deliberately buggy optimistic_workspace_predicate variant, which counts ceil(K/512) slabs).
+//   deliberately buggy optimistic_workspace_predicate variant, which counts ceil(K/512) slabs, and an arch layout
+//   whose split keeps its partials on chip: sm_90's cluster reduction, which needs none).
 #pragma once
 #include <algorithm>
 #include <cstddef>
@@ -103,19 +104,14 @@ struct SkinnyPlan {
   std::shared_ptr<const ArchLayout> arch_layout;
   std::int64_t tiles_m = 1;
   std::int64_t m_padded = 0;
-  // Output-row slices (1 on the portable plan; an arch layout may slice): slice j owns output rows
-  // [j·slice_rows, (j+1)·slice_rows) ∩ [0, N); n_p2 = max(16, slice_rows) rows are computed per workgroup. Workgroup order: slices of an M-tile are
-  // adjacent (its b is read from DRAM about once), then M-tiles, then K-shards.
+  // Output-row slices: an output tile is (M-tile, slice), and slice j owns output rows [j·slice_rows,
+  // (j+1)·slice_rows) ∩ [0, N). The portable plan has one slice of n_p2 rows; the fields stay here, not in an arch
+  // layout, because the split-K protocol every kernel shares (skinny_device.hpp: TileRef, slabs, counters, readback)
+  // and the workspace size count output tiles. An arch layout may slice (n_p2 = max(16, slice_rows) rows per
+  // workgroup). Workgroup order: slices of an M-tile are adjacent (its b is read about once), then M-tiles, then
+  // K-shards.
   int n_slices = 1;
   int slice_rows = 16;
-
-  // Cluster reduction (an arch layout's, where the profile has thread-block clusters: LaunchConfig::cluster_blocks,
-  // ArchProfile::max_cluster_blocks; never on the portable plan): the k_rnd shards of each output tile run as one
-  // thread-block cluster of k_rnd workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32
-  // partial in LDS, and after a cluster barrier each sums its share of the tile's outputs over all shards in shard
-  // order 0..k_rnd-1 (the slab path's order: the same bits) and stores it. No workspace, counters or readback.
-  bool cluster_reduce = false;
-  int cluster_blocks = 1;  // LaunchConfig::cluster_blocks: k_rnd when cluster_reduce, else 1
 
   // Split-K.
   int chunkk = 1;
@@ -148,13 +144,11 @@ struct SkinnyPlan {
   SkinnyTileMap tile_map() const;
   std::string describe() const;  // one line: every number above that matters for a report
   std::string layout_text() const;  // the arch layout's words in describe ("" without one)
-  // How the K-shards of a tile are combined: "none" (one shard), "cluster" or "workspace".
-  const char* shard_reduction() const { return k_rnd == 1 ? "none" : cluster_reduce ? "cluster" : "workspace"; }
 };
 
-// The plan of a shape on an arch profile: the portable FMA kernel's on AMD profiles (skinny_plan.cpp), the arch
-// path's on sm_90 (make_arch_plan: kernels/nvidia/skinny_gemm/sm90_plan.cpp; refused on the hip build, which has no
-// sm_90 kernels). Never throws for a bad shape: returns ok=false with the reason.
+// The plan of a shape on an arch profile: the plan of the arch path registered for the profile, if any
+// (skinny_arch_layout.hpp), else the portable FMA kernel's on the AMD profiles (skinny_plan.cpp), else refused ("no
+// skinny_gemm kernel for <arch>"). Never throws for a bad shape: returns ok=false with the reason.
 SkinnyPlan make_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const SkinnyOptions& opt = {});
 
 // Dispatch predicate and workspace predicate: both read make_plan, nothing else.

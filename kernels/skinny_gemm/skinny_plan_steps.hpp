@@ -31,9 +31,10 @@ void set_padded_rows(SkinnyPlan& p);
 // and cu_needed (p.tiles_m, p.n_slices and p.n_p2 set).
 void choose_chunkk(SkinnyPlan& p, const port::ArchProfile& arch, int base, bool legacy);
 // The end of a split-K plan whose tiling, shards, LDS phases and allocation are set: readback batches of
-// `shard_bytes` per shard (none for a cluster reduction), the workspace (counters and slabs of `slab_bytes`), and the
-// limits (LDS, phases, workspace, grid). Returns the plan admitted or refused.
+// `shard_bytes` per shard, the workspace (counters and slabs of `slab_bytes`), and the limits (LDS, phases,
+// workspace, grid). `partials_on_chip`: an arch layout combines the shards without the workspace (sm_90's cluster
+// reduction), so neither readback nor workspace. Returns the plan admitted or refused.
 SkinnyPlan finish_split_k(SkinnyPlan p, const port::ArchProfile& arch, std::size_t slab_bytes, std::size_t shard_bytes,
-                          bool legacy);
+                          bool legacy, bool partials_on_chip = false);
 
 }  // namespace dsv4::kernels::skinny::plan_steps

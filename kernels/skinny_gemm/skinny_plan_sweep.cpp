@@ -2,15 +2,17 @@
 // kernel of skinny_gemm.kernel.cpp, the one AMD code objects hold: the fixed variant over N 1..128, a K grid
 // through every shard-count and CHUNKK boundary up to 64 Ki, M from one tile to many, both CHUNKK choices forced
 // and the rule; all of its LDS is the dynamic lds_alloc_bytes), and the fuzzer's move of a campaign shape onto the
-// plan's boundaries: for a random arch profile (gfx942 64 KiB LDS, gfx950 160 KiB, sm_90 227 KiB) K on, or one
-// vector (8) either side of, a K where the plan changes any of its dispatch numbers (shard count, CHUNKK, readback
-// batches, chunks per shard, admission, an arch layout's words), M on the plan's tile_m multiples.
+// plan's boundaries: for a random arch profile (the portable kernel's gfx942, 64 KiB LDS, and gfx950, 160 KiB, then
+// the profile of each registered arch path, skinny_arch_layout.hpp) K on, or one vector (8) either side of, a K where
+// the plan changes any of its dispatch numbers (shard count, CHUNKK, readback batches, chunks per shard, admission,
+// an arch layout's words), M on the plan's tile_m multiples.
 #include <algorithm>
 #include <cstdint>
 #include <tuple>
 #include <vector>
 
 #include "kernels/plan_sweep.hpp"
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
 #include "kernels/skinny_gemm/skinny_plan.hpp"
 #include "reference/ops/common/fuzz_draw.hpp"
 #include "reference/registry/op_descriptor.hpp"
@@ -64,8 +66,9 @@ PlanSweep skinny_plan_sweep() {
 }
 
 Json onto_plan_boundaries(std::mt19937_64& rng, Json s) {
-  const port::ArchProfile& arch =
-      *draw::pick<const port::ArchProfile*>(rng, {&port::kGfx942, &port::kGfx950, &port::kSm90});
+  std::vector<const port::ArchProfile*> profiles = {&port::kGfx942, &port::kGfx950};
+  for (const port::ArchProfile* p : arch_path_profiles()) profiles.push_back(p);
+  const port::ArchProfile& arch = *draw::pick(rng, profiles);
   const std::int64_t n = s.at("N").get<std::int64_t>();
   SkinnyShape probe;
   probe.n = std::min<std::int64_t>(n, 128);

@@ -320,7 +320,7 @@ int main() {
                         "%s CHUNKK=%d k_rnd=%lld chunks/shard=%d tile_m=%d %s=%d slices=%dx%d grid=%lld per_SM=%d%s",
                         l.wgmma ? "wgmma" : "mma", pl.chunkk, static_cast<long long>(pl.k_rnd), pl.chunks_per_shard,
                         pl.tile_m, l.wgmma ? "wg_m" : "warp_m", 16 * l.mma_m_tiles, pl.n_slices, pl.slice_rows,
-                        static_cast<long long>(pl.grid), l.mma_resident, pl.cluster_reduce ? " reduce=cluster" : "");
+                        static_cast<long long>(pl.grid), l.mma_resident, l.cluster_reduce ? " reduce=cluster" : "");
           return std::string(buf);
         };
         double t_k = -1, t_c = -1;
@@ -370,7 +370,7 @@ int main() {
                               "k_rnd=%lld grid=%lld | %.2f us | model %.2f%s\n", n, k, m, fl.wgmma ? "wgmma" : "mma",
                               fl.mma_m_tiles, fl.mma_warps_m, fl.mma_panels, fl.mma_resident, f.slice_rows,
                               f.chunks_per_shard, static_cast<long long>(f.k_rnd), static_cast<long long>(f.grid), t,
-                              fl.mma_model_cost, f.cluster_reduce ? " reduce=cluster" : "");
+                              fl.mma_model_cost, fl.cluster_reduce ? " reduce=cluster" : "");
                 if (t < t_k) {
                   t_k = t;
                   plan = f;

@@ -104,7 +104,7 @@ Sweep read_sweeps(const std::vector<std::string>& files) {
       const sk::SkinnyPlan p = sk::make_plan(shape, dsv4::port::kSm90, opt);
       if (!p.ok || p.k_rnd != w.k_rnd || p.grid != w.grid || p.chunks_per_shard != opt.force_chunks_per_shard ||
           sk::sm90_layout(p).mma_panels != w.panels || sk::sm90_layout(p).mma_resident != w.resident || (sk::sm90_layout(p).wgmma && p.slice_rows != w.slice_rows) ||
-          p.cluster_reduce != w.cluster) {
+          sk::sm90_layout(p).cluster_reduce != w.cluster) {
         ++s.stale;
         std::fprintf(stderr, "fit_skinny_model: stale layout (plan now %s): %s\n",
                      p.ok ? p.describe().c_str() : p.reason.c_str(), line.c_str());
@@ -187,7 +187,7 @@ void print_merged(const Sweep& s, const std::string& first_file) {
     if (!line.empty() && line[0] == '#') std::printf("%s\n", line.c_str());
   for (const auto& [key, layouts] : s.shapes)
     for (const Layout& l : layouts)
-      std::printf("%s | %.2f us%s\n", l.text.c_str(), l.us, l.plan.cluster_reduce ? " reduce=cluster" : "");
+      std::printf("%s | %.2f us%s\n", l.text.c_str(), l.us, sk::sm90_layout(l.plan).cluster_reduce ? " reduce=cluster" : "");
 }
 
 }  // namespace

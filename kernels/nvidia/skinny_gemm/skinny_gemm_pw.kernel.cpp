@@ -15,7 +15,7 @@
 //     warpgroup adds the other's half to its own: a commutative add, the same bits whichever warpgroup makes it),
 //     the sums go to LDS transposed (NN rows of 64 outputs) and the consumer threads store groups of kEpiVec
 //     outputs of a row with store_output8 (bias in fp32, one rounding, 16-byte stores when aligned).
-//   * Split K (p.k_rnd = C > 1 shards of p.chunks_per_shard steps, plan.cluster_reduce): the C workgroups of a tile
+//   * Split K (p.k_rnd = C > 1 shards of p.chunks_per_shard steps, Sm90Layout::cluster_reduce): the C workgroups of a tile
 //     are one cluster (rank = shard); after a cluster barrier each rank sums every C-th group over all ranks' LDS
 //     tiles in rank order from zero (bit-identical run to run) and stores it; a second cluster barrier keeps the
 //     tiles alive until every rank has read them. The producer warp stays for both barriers.

@@ -16,7 +16,7 @@ namespace dsv4::kernels::skinny::detail {
 
 // The portable parameters plus what only the tensor-core kernels read.
 struct Sm90Params : KParams {
-  int cluster_reduce;  // 1: the k_rnd shards of a tile are one cluster (SkinnyPlan::cluster_reduce)
+  int cluster_reduce;  // 1: the k_rnd shards of a tile are one cluster (Sm90Layout::cluster_reduce)
   int warps_m;         // warps (warpgroups) along M
   int warps_n;         // warps along N (m16n8k16 kernel)
   int panels;          // K panels per pipeline stage (32 elements; the warpgroup kernels: 64)

@@ -21,11 +21,14 @@ void Sm90Layout::launch(const SkinnyPlan& plan, const SkinnyBuffers& io, void* w
   if (plan.n_slices > 1 && !l.wgmma && !l.producer_warp)
     throw port::Error("skinny_gemm: output-row slices are implemented by the warpgroup kernels only [" +
                       plan.describe() + "]");
-  if (plan.cluster_reduce && !(l.wgmma || l.producer_warp))
+  if (l.cluster_reduce && !(l.wgmma || l.producer_warp))
     throw port::Error("skinny_gemm: a cluster reduction needs a warpgroup kernel [" + plan.describe() + "]");
+  if (l.cluster_blocks != (l.cluster_reduce ? plan.k_rnd : 1))
+    throw port::Error("skinny_gemm: a cluster reduction launches one cluster per tile's k_rnd shards [" +
+                      plan.describe() + "]");
   detail::Sm90Params p{};
   static_cast<detail::KParams&>(p) = kernel_params(plan, io, workspace);
-  p.cluster_reduce = ka.cluster_blocks > 1 ? 1 : 0;
+  p.cluster_reduce = l.cluster_blocks > 1 ? 1 : 0;
   p.warps_m = l.mma_warps_m;
   p.warps_n = l.mma_warps_n;
   p.panels = l.mma_panels;
@@ -48,7 +51,9 @@ void Sm90Layout::launch(const SkinnyPlan& plan, const SkinnyBuffers& io, void* w
   } else {
     kernel = detail::mma_kernel(f16, l.mma_n_blocks, l.mma_m_tiles);
   }
-  detail::launch_checked(plan, kernel, launch_config(plan, io, workspace, declared_workspace_bytes, stream), p);
+  port::LaunchConfig cfg = launch_config(plan, io, workspace, declared_workspace_bytes, stream);
+  cfg.cluster_blocks = static_cast<unsigned>(l.cluster_blocks);
+  detail::launch_checked(plan, kernel, cfg, p);
 }
 
 }  // namespace dsv4::kernels::skinny

@@ -84,7 +84,7 @@ double mma_cost(const SkinnyPlan& p, const Sm90Layout& l, std::int64_t chunks, s
   const std::int64_t shards = ceil_div(chunks, cps);
   const std::int64_t tiles = p.tiles_m * p.n_slices;
   const std::int64_t blocks = tiles * shards;
-  const bool cluster = p.cluster_reduce && shards > 1;  // admitted in one wave of clusters only
+  const bool cluster = l.cluster_reduce && shards > 1;  // admitted in one wave of clusters only
   const std::int64_t slots = static_cast<std::int64_t>(sms) * built;
   const std::int64_t waves = ceil_div(blocks, slots);
   const std::int64_t concurrent = std::min(blocks, slots);
@@ -113,11 +113,11 @@ struct SplitChoice {
 SplitChoice mma_chunks_per_shard(const SkinnyPlan& p, const Sm90Layout& l, std::int64_t chunks, int sms, int max_cluster) {
   const std::int64_t outs = static_cast<std::int64_t>(p.n_p2) * p.tile_m;
   double best_cost = 0;
-  int best = p.cluster_reduce ? 0 : static_cast<int>(chunks);
+  int best = l.cluster_reduce ? 0 : static_cast<int>(chunks);
   for (std::int64_t cps = chunks; cps >= 1; --cps) {
     const std::int64_t shards = ceil_div(chunks, cps);
     if (!shortest_shard_of_its_count(chunks, cps)) continue;
-    if (p.cluster_reduce && (shards < 2 || shards > max_cluster || !cluster_one_wave(p, l, shards, sms))) {
+    if (l.cluster_reduce && (shards < 2 || shards > max_cluster || !cluster_one_wave(p, l, shards, sms))) {
       if (shards > max_cluster) break;
       continue;
     }
@@ -263,8 +263,8 @@ SkinnyPlan producer_warp_plan(Sm90Layout& l, const SkinnyShape& s, const port::A
                          " do not run in one wave (" +
                          std::to_string(cluster_slots(static_cast<int>(p.k_rnd), 1, arch.compute_units)) +
                          " workgroups at once)");
-  p.cluster_reduce = p.k_rnd > 1;
-  p.cluster_blocks = static_cast<int>(p.k_rnd);
+  l.cluster_reduce = p.k_rnd > 1;
+  l.cluster_blocks = static_cast<int>(p.k_rnd);
   p.cu_needed = units * p.k_rnd;
   p.grid = units * p.k_rnd;
   p.block = kPwThreads;
@@ -278,11 +278,11 @@ SkinnyPlan producer_warp_plan(Sm90Layout& l, const SkinnyShape& s, const port::A
   p.rows_per_n_tile = p.readback_pass_outputs / p.tile_m;
   p.n_tiles = p.n_p2 / p.rows_per_n_tile;
   const std::size_t slab_bytes = static_cast<std::size_t>(p.n_p2) * p.tile_m * 4;
-  p.readback_batch_shards = p.cluster_reduce ? 0 : 1;
-  p.readback_batches = p.cluster_reduce ? 0 : 1;
+  p.readback_batch_shards = l.cluster_reduce ? 0 : 1;
+  p.readback_batches = l.cluster_reduce ? 0 : 1;
   p.lds_readback = 0;  // nothing is read back
   p.lds_alloc_bytes = std::max(p.lds_main, p.lds_kreduce);
-  if (!p.cluster_reduce) {  // a one-shard plan reserves what every one-shard plan does (the kernel uses none)
+  if (!l.cluster_reduce) {  // a one-shard plan reserves what every one-shard plan does (the kernel uses none)
     p.counter_bytes = static_cast<std::size_t>(units) * 4;
     p.partial_bytes = slab_bytes * static_cast<std::size_t>(units);
     p.workspace_need_bytes = kCounterRegionBytes + p.partial_bytes;
@@ -325,7 +325,7 @@ SkinnyPlan sm90_split_k_plan(Sm90Layout& l, const SkinnyShape& s, const port::Ar
   if (cluster && opt.variant != SkinnyVariant::fixed)
     return refuse(p, "the bug-zoo variants use the workspace protocol, not a cluster reduction");
   const bool legacy = opt.variant == SkinnyVariant::readback_one_pass;
-  p.cluster_reduce = cluster;
+  l.cluster_reduce = cluster;
 
   set_padded_rows(p);
   l.mma = true;
@@ -430,7 +430,7 @@ SkinnyPlan sm90_split_k_plan(Sm90Layout& l, const SkinnyShape& s, const port::Ar
                          std::to_string(p.k_rnd) + " do not run in one wave (" +
                          std::to_string(cluster_slots(static_cast<int>(p.k_rnd), l.mma_resident, arch.compute_units)) +
                          " workgroups at once)");
-  p.cluster_blocks = cluster ? static_cast<int>(p.k_rnd) : 1;
+  l.cluster_blocks = cluster ? static_cast<int>(p.k_rnd) : 1;
   p.overlap_previous = opt.overlap_previous;
 
   // LDS phases. All share one allocation; barriers separate them.
@@ -450,7 +450,7 @@ SkinnyPlan sm90_split_k_plan(Sm90Layout& l, const SkinnyShape& s, const port::Ar
   else  // room to read back up to kMmaReadbackLds bytes of shards per batch
     p.lds_alloc_bytes = std::max({p.lds_main, p.lds_kreduce, shard_bytes,
                                   std::min(static_cast<std::size_t>(p.k_rnd) * shard_bytes, kMmaReadbackLds)});
-  return finish_split_k(p, arch, slab_bytes, shard_bytes, legacy);
+  return finish_split_k(p, arch, slab_bytes, shard_bytes, legacy, l.cluster_reduce);
 }
 
 // The plan a plan maker above gives, carrying the layout it set (none when it refused before setting one).
@@ -502,6 +502,10 @@ const char* tensor_core_kernel_name(TensorCoreKernel k) {
     case TensorCoreKernel::producer_warp: return "producer_warp";
   }
   return "?";
+}
+
+const char* sm90_shard_reduction(const SkinnyPlan& plan) {
+  return plan.k_rnd == 1 ? "none" : sm90_layout(plan).cluster_reduce ? "cluster" : "workspace";
 }
 
 const Sm90Layout& sm90_layout(const SkinnyPlan& plan) {
@@ -594,12 +598,12 @@ std::string Sm90Layout::describe(const SkinnyPlan& p) const {
   if (l.producer_warp)
     o << " mma=wgmma.m64n" << 8 * l.mma_n_blocks << "k16 producer_warp b_tile=" << p.tile_m << " rows_of_a="
       << 8 * l.mma_n_blocks << " slices=" << p.n_slices << "x" << p.slice_rows << " ring=" << l.mma_stages << "x" << l.mma_panels << "x" << kWgmmaPanelK
-      << (p.cluster_reduce ? " reduce=cluster" : "");
+      << (l.cluster_reduce ? " reduce=cluster" : "");
   else if (l.wgmma)
     o << " mma=wgmma.m64n" << 8 * l.mma_n_blocks << "k16 warpgroup_tile=" << 16 * l.mma_m_tiles << "x" << 8 * l.mma_n_blocks
       << " warpgroups=" << l.mma_warps_m << "x1 stages=" << l.mma_stages << "x" << l.mma_panels << "x" << kWgmmaPanelK
       << " per_SM=" << l.mma_resident << " slices=" << p.n_slices << "x" << p.slice_rows
-      << (p.cluster_reduce ? " reduce=cluster" : (p.k_rnd > 1 ? " reduce=workspace" : ""));
+      << (l.cluster_reduce ? " reduce=cluster" : (p.k_rnd > 1 ? " reduce=workspace" : ""));
   else
     o << " mma=m16n8k16 warp_tile=" << 16 * l.mma_m_tiles << "x" << 8 * l.mma_n_blocks << " warps=" << l.mma_warps_m << "x"
       << l.mma_warps_n << " stages=" << l.mma_stages << "x" << l.mma_panels << "x" << kMmaPanelK;
@@ -615,14 +619,16 @@ nlohmann::json Sm90Layout::report(const SkinnyPlan& plan) const {
           {"k_groups", plan.k_groups},
           {"output_row_slices", {plan.n_slices, plan.slice_rows}},
           {"overlap_previous", plan.overlap_previous},
-          {"shard_reduction", plan.shard_reduction()},
-          {"cluster_blocks", plan.cluster_blocks},
+          {"shard_reduction", sm90_shard_reduction(plan)},
+          {"cluster_blocks", cluster_blocks},
           {"ring", {mma_stages, mma_panels, warpgroups ? kWgmmaPanelK : kMmaPanelK}},
           {"model_cost", mma_model_cost}};
 }
 
-SkinnyPlan make_arch_plan(const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
-  return make_sm90_plan(s, arch, Sm90Options{opt});
+void register_sm90_arch_path() {
+  register_arch_path({&port::kSm90, [](const SkinnyShape& s, const port::ArchProfile& arch, const SkinnyOptions& opt) {
+                        return make_sm90_plan(s, arch, Sm90Options{opt});
+                      }});
 }
 
 SkinnyPlan plan_with_sm90_options(const SkinnyShape& s, const port::ArchProfile& arch, const Sm90Options& opt) {

@@ -1,9 +1,10 @@
 // The sm_90 plan of the skinny GEMM (kernels/nvidia/skinny_gemm: the m16n8k16, warpgroup and producer-warp kernels):
 // their options (Sm90Options), their layout (Sm90Layout, the plan's arch layout), their constants, the time model
-// that picks among the split-K kernels' layouts, and the producer-warp kernel's rules. make_plan
-// (kernels/skinny_gemm/skinny_plan.hpp) hands sm_90 profiles to make_arch_plan, which is make_sm90_plan with the
-// default Sm90Options; the plan it returns is a SkinnyPlan whose arch_layout is an Sm90Layout. Pure C++, no device
-// code. Frozen: maintained, not tuned further (docs/nvidia.md).
+// that picks among the split-K kernels' layouts, and the producer-warp kernel's rules. register_sm90_arch_path
+// (called by kernels/builtin_kernels.cpp on cuda and sim) registers the sm_90 profile's arch path, through which
+// make_plan (kernels/skinny_gemm/skinny_plan.hpp) reaches make_sm90_plan with the default Sm90Options; the plan it
+// returns is a SkinnyPlan whose arch_layout is an Sm90Layout. Pure C++, no device code. Frozen: maintained, not tuned
+// further (docs/nvidia.md).
 #pragma once
 #include <algorithm>
 #include <concepts>
@@ -53,7 +54,7 @@ struct Sm90Options : SkinnyOptions {
 };
 
 // The tensor-core layout of an sm_90 plan (SkinnyPlan::arch_layout). The portable numbers of the plan (tile_m,
-// k_groups, slices, shards, ring bytes as lds_main, cluster reduction) stay in SkinnyPlan.
+// k_groups, slices, shards, ring bytes as lds_main) stay in SkinnyPlan.
 class Sm90Layout final : public ArchLayout {
  public:
   bool mma = false;            // an sm_90 tensor-core kernel (LDS-staged operands, asynchronous-copy pipeline); false
@@ -69,6 +70,13 @@ class Sm90Layout final : public ArchLayout {
   int mma_resident = 0;   // workgroups per SM the LDS budget is sized for (1 or 2; at most the instance's build)
   int mma_panels = 0;     // K panels per stage (32 elements, max(kMmaMinPanels, k_groups); wgmma: 64 elements)
   double mma_model_cost = 0;  // the time model's value for this plan (lower is better; -1: the producer-warp rule's)
+  // Cluster reduction (warpgroup and producer-warp kernels, where the profile has thread-block clusters:
+  // ArchProfile::max_cluster_blocks): the k_rnd shards of each output tile run as one thread-block cluster of k_rnd
+  // workgroups (adjacent in the grid: workgroup order is then shards, slices, M-tiles); each keeps its fp32 partial
+  // in LDS, and after a cluster barrier each sums its share of the tile's outputs over all shards in shard order
+  // 0..k_rnd-1 (the slab path's order: the same bits) and stores it. No workspace, counters or readback.
+  bool cluster_reduce = false;
+  int cluster_blocks = 1;  // LaunchConfig::cluster_blocks: k_rnd when cluster_reduce, else 1
 
   std::string describe(const SkinnyPlan& plan) const override;  // sm90_plan.cpp
   std::string report_key() const override { return "tensor_core"; }
@@ -80,6 +88,8 @@ class Sm90Layout final : public ArchLayout {
 // The sm_90 layout of a plan; for a plan without one (portable, or refused before its layout was set) an empty
 // layout (mma false, every count 0).
 const Sm90Layout& sm90_layout(const SkinnyPlan& plan);
+// How the K-shards of a plan's tiles are combined: "none" (one shard), "cluster" or "workspace".
+const char* sm90_shard_reduction(const SkinnyPlan& plan);
 
 // The m16n8k16 kernel (skinny_gemm_mma.kernel.cpp). Each warp computes a tile of mma_m_tiles·16 rows of b by mma_n_blocks·8 rows of a
 // with m16n8k16 MMAs; warps_m x warps_n warps tile the workgroup's output, k_groups = 8 / (warps_m·warps_n)
@@ -247,6 +257,10 @@ int wgmma_unsliced_rows(std::int64_t n);
 // Whether make_plan's own choice (allow_producer_warp, no option forcing a kernel or a layout) is the producer-warp
 // kernel: sm_90, the fixed variant, and the unsplit or the split rule of kPwMaxRowsPartialGrid's comment.
 bool producer_warp_preferred(const SkinnyShape& shape, const port::ArchProfile& arch, const Sm90Options& opt = {});
+
+// Registers the sm_90 arch path (skinny_arch_layout.hpp: the kSm90 profile, make_sm90_plan with the portable
+// options); once per process, from kernels/builtin_kernels.cpp.
+void register_sm90_arch_path();
 
 // The sm_90 plan of a shape (make_plan's for sm_90 profiles). Never throws for a bad shape.
 SkinnyPlan make_sm90_plan(const SkinnyShape& shape, const port::ArchProfile& arch, const Sm90Options& opt);

@@ -1,5 +1,5 @@
 // Shapes and generators of the skinny plan tests (tests/kernels/skinny_gemm/test_skinny_plan.cpp: the portable
-// plan and the properties over every arch; tests/kernels/nvidia/skinny_gemm/test_sm90_plan.cpp: the sm_90 plan).
+// plan over the AMD profiles; tests/kernels/nvidia/skinny_gemm/test_sm90_plan*.cpp: the sm_90 plan).
 #pragma once
 
 #include <rapidcheck.h>
@@ -14,8 +14,9 @@ namespace dsv4::test::skinny_plan {
 namespace sk = dsv4::kernels::skinny;
 namespace port = dsv4::port;
 
+// The portable kernel's profiles: 0 gfx942, 1 gfx950.
 inline const port::ArchProfile& arch_of(int i) {
-  static const port::ArchProfile* all[] = {&port::kGfx942, &port::kGfx950, &port::kSm90};
+  static const port::ArchProfile* all[] = {&port::kGfx942, &port::kGfx950};
   return *all[i];
 }
 

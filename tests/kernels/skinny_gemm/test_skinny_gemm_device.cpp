@@ -1,7 +1,8 @@
 // Device tests of the skinny GEMM (label gpu): kernel vs float64 reference per row over the N/K/M/dtype/bias/
 // padding sweep of issue 5, bit-determinism, the counter-zero invariant, two streams through the pool, a graph
 // captured on stream A replayed on stream B while A runs, and refusal before launch. On the sim backend the same
-// tests run on a reduced sweep (the simulator is a checker, not fast).
+// tests run on a reduced sweep (the simulator is a checker, not fast). On a device whose profile has an arch path
+// (an H200: kernels/nvidia) the arch path's own options are tests/kernels/nvidia/skinny_gemm/test_sm90_device.cpp.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -9,7 +10,8 @@
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
 #include "reference/registry/op_descriptor.hpp"
-#include "tests/kernels/skinny_gemm/skinny_sweep_checks.hpp"
+#include "kernels/skinny_gemm/skinny_arch_layout.hpp"
+#include "tests/kernels/skinny_gemm/skinny_device_checks.hpp"
 #include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
 #include "tests/support/seed.hpp"
 
@@ -19,26 +21,22 @@ using namespace dsv4::test::skinny;
 
 namespace {
 
-bool on_sim() { return port::backend() == port::Backend::sim; }
-
 #define SKINNY_REQUIRE_DEVICE() \
   if (!port::device_available()) GTEST_SKIP() << port::device_unavailable_reason()
+// The checks whose options differ on a profile with an arch path run there from that path's tests.
+#define SKINNY_REQUIRE_PORTABLE_DEVICE()                                        \
+  SKINNY_REQUIRE_DEVICE();                                                      \
+  if (sk::find_arch_path(port::device_profile().arch))                          \
+  GTEST_SKIP() << "an arch path's device: its own tests (tests/kernels/nvidia/skinny_gemm/test_sm90_device)"
 
 sk::SkinnyShape shape(std::int64_t n, std::int64_t m, std::int64_t k, sk::ElemType t = sk::ElemType::bf16,
                       sk::BiasShape b = sk::BiasShape::none, std::int64_t pad = 0) {
-  sk::SkinnyShape s;
-  s.n = n;
-  s.m = m;
-  s.k = k;
-  s.lda = pad ? k + pad : 0;
-  s.dtype = t;
-  s.bias = b;
-  return s;
+  return device_shape(n, m, k, t, b, pad);
 }
 
 // Runs one shape through the pool, synchronises, and checks per row. Returns "" when correct.
 std::string run_and_check(const sk::SkinnyShape& s, sk::SkinnyWorkspacePool& pool, port::Stream& st,
-                          std::mt19937_64& rng, sk::Sm90Options opt = {}) {
+                          std::mt19937_64& rng, sk::SkinnyOptions opt = {}) {
   const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
   if (!plan.ok) return "refused: " + plan.reason;
   return run_plan_and_check(plan, pool, st, rng);
@@ -51,35 +49,10 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
   auto rng = dsv4::test::rng_for_current_test();
   sk::SkinnyWorkspacePool pool(2, std::size_t{16} << 20, 0);
   port::Stream st;
-  std::vector<std::int64_t> ns, ks;
-  if (on_sim()) {
-    ns = {1, 4, 16, 17, 33, 65, 128};
-    ks = {512, 1032};
-  } else {
-    for (int n = 1; n <= 17; ++n) ns.push_back(n);
-    for (int n : {31, 32, 33, 63, 64, 65, 127, 128}) ns.push_back(n);
-    ks = {512, 2056, 5248, 10368, 16384};
-  }
-  const std::vector<int> kernels =
-      port::device_profile().arch == port::Arch::sm_90 && !on_sim() ? std::vector<int>{0, 1, 2} : std::vector<int>{0};
-  const sk::BiasShape biases[] = {sk::BiasShape::none, sk::BiasShape::m, sk::BiasShape::nm, sk::BiasShape::one_m};
-  int idx = 0, cases = 0;
-  std::vector<std::string> failures;
-  for (std::int64_t n : ns)
-    for (std::int64_t k : ks) {
-      const std::int64_t m = (idx % 2 == 0) ? (on_sim() ? 48 : 128) : (on_sim() ? 40 : 200);  // multiple of 16, or not
-      const auto t = (idx / 2) % 2 == 0 ? sk::ElemType::bf16 : sk::ElemType::f16;
-      const auto b = biases[idx % 4];
-      const std::int64_t pad = (idx % 3 == 0) ? 24 : 0;
-      ++idx;
-      for (int kernel : kernels) {  // on the H200: the model's choice, then each tensor-core kernel forced
-        sk::Sm90Options opt;
-        opt.force_kernel = static_cast<sk::TensorCoreKernel>(kernel);
-        const std::string f = run_and_check(shape(n, m, k, t, b, pad), pool, st, rng, opt);
-        ++cases;
-        if (!f.empty()) failures.push_back(f);
-      }
-    }
+  int cases = 0;
+  // The plan's own choice (on an H200 each tensor-core kernel forced too: test_sm90_device).
+  std::vector<std::string> failures = issue5_sweep(
+      {[](const sk::SkinnyShape& sh) { return sk::make_plan(sh, port::device_profile()); }}, pool, st, rng, &cases);
   // Both CHUNKK values at the known-bug shapes (N >= 65, K = 5248 and past the CHUNKK=1 onset).
   for (int chunkk : {1, 2})
     for (std::int64_t k : on_sim() ? std::vector<std::int64_t>{5248} : std::vector<std::int64_t>{5248, 10368, 16384})
@@ -95,73 +68,15 @@ TEST(SkinnyDevice, SweepMatchesReferencePerRow) {
   for (std::int32_t v : pool.read_all_counters(sk::kCounterRegionBytes)) ASSERT_EQ(v, 0);
 }
 
-// The warpgroup-kernel sweeps (skinny_sweep_checks.hpp) on an sm_90 device; the sim runs the same sweeps in
-// test_skinny_mma_sim (with the sm_90 profile), so here they are skipped on sim and on other archs.
-#define SKINNY_REQUIRE_SM90_DEVICE()                                                       \
-  SKINNY_REQUIRE_DEVICE();                                                                 \
-  if (on_sim() || port::device_profile().arch != port::Arch::sm_90)                        \
-  GTEST_SKIP() << "the warpgroup kernel and thread-block clusters run on sm_90 devices (sim: test_skinny_mma_sim)"
-
-// Every layout (sweep_wgmma_layouts).
-TEST(SkinnyDevice, EveryWgmmaLayoutMatchesReferencePerRow) {
-  SKINNY_REQUIRE_SM90_DEVICE();
-  auto rng = dsv4::test::rng_for_current_test();
-  check_wgmma_sweep(WgmmaSweep::layouts, "[skinny]", rng);
-}
-
-// Output-row slices (sweep_wgmma_slices).
-TEST(SkinnyDevice, WgmmaOutputRowSlicesMatchReferencePerRow) {
-  SKINNY_REQUIRE_SM90_DEVICE();
-  auto rng = dsv4::test::rng_for_current_test();
-  check_wgmma_sweep(WgmmaSweep::slices, "[skinny]", rng);
-}
-
-// Split plans with the shards of a tile reduced through a thread-block cluster (distributed shared memory) against the
-// same layouts reduced through the workspace: reference per row, and the two bit for bit (sweep_wgmma_clusters).
-TEST(SkinnyDevice, ClusterReducedShardsMatchTheWorkspacePathBitForBit) {
-  SKINNY_REQUIRE_SM90_DEVICE();
-  auto rng = dsv4::test::rng_for_current_test();
-  check_wgmma_sweep(WgmmaSweep::clusters, "[skinny device]", rng);
-}
-
-// The producer-warp kernel (sweep_producer_warp; sim: test_skinny_mma_sim).
-TEST(SkinnyDevice, ProducerWarpKernelMatchesReferencePerRow) {
-  SKINNY_REQUIRE_SM90_DEVICE();
-  auto rng = dsv4::test::rng_for_current_test();
-  check_producer_warp_sweep("[skinny device]", rng);
-}
-
-// Out or bias one element past a 16-byte boundary, M a multiple of 8: the vector epilogue must not be used (a GPU
-// faults on a misaligned 16-byte store; sim fails the launch the same way). Split plans on every profile, and the
-// one-shard epilogue of the tensor-core path (sm_90; the FMA path always goes through the readback).
+// Out or bias misaligned (check_misaligned_out_and_bias): split plans, whose readback epilogue stores the output.
 TEST(SkinnyDevice, MisalignedOutAndBiasMatchReference) {
-  SKINNY_REQUIRE_DEVICE();
+  SKINNY_REQUIRE_PORTABLE_DEVICE();
   auto rng = dsv4::test::rng_for_current_test();
   sk::SkinnyWorkspacePool pool(1, std::size_t{16} << 20, 0);
   port::Stream st;
-  int direct = 0, split = 0;
-  const bool tensor_cores = port::device_profile().arch == port::Arch::sm_90;
-  for (int one_shard : {0, 1}) {
-    if (one_shard && !tensor_cores) continue;
-    sk::Sm90Options opt;
-    opt.force_chunks_per_shard = one_shard ? 64 : 0;
-    opt.allow_producer_warp = false;  // the split-K kernels' epilogues (the producer-warp kernel's: sweep_producer_warp)
-    for (const auto& s : {shape(20, 128, 512, sk::ElemType::bf16, sk::BiasShape::nm),
-                          shape(100, 64, 8192, sk::ElemType::f16, sk::BiasShape::m),
-                          shape(3, 256, 16384, sk::ElemType::bf16, sk::BiasShape::one_m)}) {
-      const sk::SkinnyPlan plan = sk::make_plan(s, port::device_profile(), opt);
-      ASSERT_TRUE(plan.ok) << plan.reason;
-      ++(plan.k_rnd == 1 ? direct : split);
-      for (int bias_misaligned : {0, 1}) {  // out misaligned with an aligned bias, then the other way round
-        const std::string f = run_plan_and_check(plan, pool, st, rng, 1 - bias_misaligned, bias_misaligned);
-        EXPECT_TRUE(f.empty()) << (bias_misaligned ? "bias" : "out") << " misaligned: " << f;
-      }
-    }
-  }
-  EXPECT_GT(split, 0) << "no split plan: the readback epilogue was not covered";
-  if (tensor_cores) {
-    EXPECT_GT(direct, 0) << "no one-shard plan: the direct epilogue was not covered";
-  }
+  const EpilogueCounts n = check_misaligned_out_and_bias(
+      {[](const sk::SkinnyShape& s) { return sk::make_plan(s, port::device_profile()); }}, pool, st, rng);
+  EXPECT_GT(n.split, 0) << "no split plan: the readback epilogue was not covered";
 }
 
 TEST(SkinnyDevice, BitDeterministicOverRepeatedRuns) {
@@ -266,42 +181,6 @@ TEST(SkinnyDevice, GraphCapturedOnAReplayedOnBWhileABusy) {
 }
 
 TEST(SkinnyDevice, RefusedBeforeLaunchWithTheLimit) {
-  SKINNY_REQUIRE_DEVICE();
-  sk::SkinnyWorkspacePool pool(1, std::size_t{1} << 20, 0);
-  port::Stream st;
-  auto last_id = [] {
-    const auto log = port::launch_log();
-    return log.empty() ? std::uint64_t{0} : log.back().id;
-  };
-  const auto before = last_id();
-  const auto bad = sk::make_plan(shape(129, 64, 512), port::device_profile());
-  try {
-    sk::run_skinny_gemm(bad, {}, pool, st);
-    FAIL() << "N=129 was not refused";
-  } catch (const dsv4::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("N=129"), std::string::npos) << e.what();
-  }
-  // A caller-owned workspace one byte short of the plan is refused too (a plan that reduces its shards through the
-  // workspace: a cluster-reduced one needs none).
-  sk::Sm90Options through_workspace;
-  through_workspace.force_cluster_reduce = 1;
-  const auto ok = sk::make_plan(shape(64, 64, 2048), port::device_profile(), through_workspace);
-  ASSERT_TRUE(ok.ok && ok.workspace_bytes > 0) << ok.describe();
-  port::DeviceBuffer ws(ok.workspace_bytes - 1), x(64 * 2048 * 2), y(64 * 2048 * 2), out(64 * 64 * 2);
-  try {
-    sk::launch_skinny_gemm(ok, {x.data(), y.data(), nullptr, out.data()}, ws.data(), ws.bytes(), st);
-    FAIL() << "short workspace was not refused";
-  } catch (const dsv4::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("workspace"), std::string::npos) << e.what();
-  }
-  // So is a workspace that is large enough but not 16-byte aligned (the slabs are accessed 16 bytes at a time).
-  port::DeviceBuffer ws2(ok.workspace_bytes + 16);
-  try {
-    sk::launch_skinny_gemm(ok, {x.data(), y.data(), nullptr, out.data()}, static_cast<char*>(ws2.data()) + 8,
-                           ok.workspace_bytes, st);
-    FAIL() << "misaligned workspace was not refused";
-  } catch (const dsv4::InputError& e) {
-    EXPECT_NE(std::string(e.what()).find("not 16-byte aligned"), std::string::npos) << e.what();
-  }
-  EXPECT_EQ(last_id(), before) << "a refused shape reached the launch";
+  SKINNY_REQUIRE_PORTABLE_DEVICE();
+  check_refused_before_launch([](const sk::SkinnyShape& s) { return sk::make_plan(s, port::device_profile()); });
 }

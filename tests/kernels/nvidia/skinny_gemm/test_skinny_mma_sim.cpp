@@ -9,7 +9,8 @@
 
 #include "kernels/port/runtime.hpp"
 #include "kernels/port/sim.hpp"
-#include "tests/kernels/skinny_gemm/skinny_sweep_checks.hpp"
+#include "tests/kernels/nvidia/skinny_gemm/sm90_sweep_checks.hpp"
+#include "tests/kernels/skinny_gemm/skinny_device_checks.hpp"
 #include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
 #include "tests/support/seed.hpp"
 
@@ -35,14 +36,7 @@ class SkinnyMmaSim : public ::testing::Test {
 
 sk::SkinnyShape shape(std::int64_t n, std::int64_t m, std::int64_t k, sk::ElemType t, sk::BiasShape b,
                       std::int64_t pad) {
-  sk::SkinnyShape s;
-  s.n = n;
-  s.m = m;
-  s.k = k;
-  s.lda = pad ? k + pad : 0;
-  s.dtype = t;
-  s.bias = b;
-  return s;
+  return device_shape(n, m, k, t, b, pad);
 }
 
 // The random schedule with preemption at global accesses, seeded from the test seed and `name`.

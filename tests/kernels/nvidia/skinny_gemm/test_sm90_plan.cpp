@@ -78,13 +78,13 @@ TEST(SkinnyPlan, ClusterReductionIsAPlanChoice) {
   o.force_cluster_reduce = 1;
   const sk::SkinnyPlan ws = sk::make_plan(s, port::kSm90, o);
   ASSERT_TRUE(cl.ok && ws.ok) << cl.reason << " / " << ws.reason;
-  EXPECT_TRUE(cl.cluster_reduce);
-  EXPECT_FALSE(ws.cluster_reduce);
-  EXPECT_EQ(cl.shard_reduction(), "cluster");
-  EXPECT_EQ(ws.shard_reduction(), "workspace");
+  EXPECT_TRUE(sk::sm90_layout(cl).cluster_reduce);
+  EXPECT_FALSE(sk::sm90_layout(ws).cluster_reduce);
+  EXPECT_STREQ(sk::sm90_shard_reduction(cl), "cluster");
+  EXPECT_STREQ(sk::sm90_shard_reduction(ws), "workspace");
   EXPECT_EQ(cl.k_rnd, 4);
-  EXPECT_EQ(cl.cluster_blocks, 4);
-  EXPECT_EQ(ws.cluster_blocks, 1);
+  EXPECT_EQ(sk::sm90_layout(cl).cluster_blocks, 4);
+  EXPECT_EQ(sk::sm90_layout(ws).cluster_blocks, 1);
   EXPECT_EQ(cl.grid, ws.grid);
   EXPECT_EQ(cl.workspace_bytes, 0u);
   EXPECT_GT(ws.workspace_bytes, 0u);
@@ -265,7 +265,7 @@ TEST(SkinnyPlan, ProducerWarpIsTakenByItsRule) {
       EXPECT_EQ(sk::sm90_layout(p).mma_stages, c.stages) << p.describe();
       EXPECT_EQ(sk::sm90_layout(p).mma_panels, c.panels) << p.describe();
       EXPECT_EQ(p.k_rnd, c.shards) << p.describe();
-      EXPECT_EQ(p.cluster_reduce, c.shards > 1) << p.describe();
+      EXPECT_EQ(sk::sm90_layout(p).cluster_reduce, c.shards > 1) << p.describe();
       // 32-row slices for N > 32 on 16 to 32 tiles with K < 4096, 64-row slices for N > 64 there with 4096 <= K
       // <= 8192, else all rows of a in one workgroup.
       const bool few_tiles = c.m / 64 >= 16 && c.m / 64 < 33;

@@ -1,6 +1,6 @@
-// GoogleTest checks of the warpgroup-kernel sweeps (skinny_test_util.hpp), shared by the device test and the sim
-// test: run the sweep on the current device through a fresh pool and stream, report every failing case, expect the
-// case counts the sweep must reach, and every split-K counter back at zero.
+// GoogleTest checks of the sm_90 kernels' sweeps (sm90_sweeps.hpp), shared by the device test (test_sm90_device)
+// and the sim test (test_skinny_mma_sim): run the sweep on the current device through a fresh pool and stream,
+// report every failing case, expect the case counts the sweep must reach, and every split-K counter back at zero.
 #pragma once
 #include <gtest/gtest.h>
 
@@ -9,7 +9,7 @@
 #include <random>
 #include <string>
 
-#include "tests/kernels/skinny_gemm/skinny_test_util.hpp"
+#include "tests/kernels/nvidia/skinny_gemm/sm90_sweeps.hpp"
 
 namespace dsv4::test::skinny {
 
