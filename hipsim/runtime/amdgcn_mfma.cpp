@@ -22,7 +22,8 @@
 // double), so a scale that would push one operand out of fp32's range alone does not overflow; 0xFF is NaN.
 // Arithmetic: every product is exact; D[i][j] = C[i][j], then for k = 0..K-1 in ascending order D = D + product with
 // one fp32 rounding per step (IEEE, denormals kept). The hardware's order and internal width are not documented; op
-// error models allow any order.
+// error models allow any order. The i8 forms: signed 8-bit items, D = C + sum of the exact products in int32,
+// wrapping modulo 2^32 (CDNA4 ISA guide 7.1.2 without clamp, 7.4), which no order changes.
 #include "hipsim/abi_mfma.h"
 
 #include <cmath>
@@ -68,6 +69,7 @@ float decode(int format, const unsigned char* regs, int e) {
     case __hipsim_mfma_fp4: return fmt::decode_f32(fmt::Format::e2m1fn, code);
     case __hipsim_mfma_fp6: return fmt::decode_f32(fmt::Format::e2m3fn, code);
     case __hipsim_mfma_bf6: return fmt::decode_f32(fmt::Format::e3m2fn, code);
+    case __hipsim_mfma_i8: return float(std::int8_t(code));  // exact
     default: throw std::logic_error("hipsim: unknown MFMA operand format");
   }
 }
@@ -144,6 +146,17 @@ extern "C" void __hipsim_mfma(const void*, int lanes, const void* const* in, voi
     for (int i = 0; i < M; ++i)
       for (int j = 0; j < N; ++j) {
         const int dl = j + N * ((i / 4) % G) + L * blk, dr = 4 * (i / (4 * G)) + i % 4;
+        if (i0.a_format == __hipsim_mfma_i8) {
+          std::uint32_t iacc;  // int32 bits, copied as bits (never through a float value)
+          std::memcpy(&iacc, &static_cast<const __hipsim_mfma_in*>(in[dl])->c[dr], sizeof iacc);
+          for (int k = 0; k < K; ++k) {
+            const int al = i + pa.lane[k] + L * a_blk;
+            const int bl = blgp_source(blgp, j + pb.lane[k] + L * blk);
+            iacc += std::uint32_t(std::int32_t(a[al][pa.item[k]]) * std::int32_t(b[bl][pb.item[k]]));
+          }
+          std::memcpy(&static_cast<float*>(out[dl])[dr], &iacc, sizeof iacc);
+          continue;
+        }
         float acc = static_cast<const __hipsim_mfma_in*>(in[dl])->c[dr];
         if (i0.scaled) {
           for (int k = 0; k < K; ++k) {

@@ -16,6 +16,8 @@
 // i + T*(k/32), which for fp8 is not the lane holding the value; the other bytes are 0xFF, NaN, so a wrong byte
 // shows): 2^(k/32 - 1), so a scale read from the wrong k group shows, times a per-row power of two that keeps fp4's
 // and fp6's few values distinct across rows.
+// The i8 forms run the same way with integer codes (C and D int32 bits); the codes that reach D are positive, so
+// signedness is mfma_gemm.hip's to check.
 // Argument: the mfma_layouts folder.
 #include <hip/hip_runtime.h>
 
@@ -37,7 +39,9 @@ typedef short short4_t __attribute__((ext_vector_type(4)));
 typedef __bf16 bf16x8_t __attribute__((ext_vector_type(8)));
 typedef float floatx4 __attribute__((ext_vector_type(4)));
 typedef float floatx16 __attribute__((ext_vector_type(16)));
+typedef int intx4 __attribute__((ext_vector_type(4)));
 typedef int intx8 __attribute__((ext_vector_type(8)));
+typedef int intx16 __attribute__((ext_vector_type(16)));
 
 namespace fmt = dsv4::formats;
 constexpr int kLanes = 64, kSlotBytes = 32;
@@ -81,7 +85,11 @@ __device__ void call(const unsigned char* pa, const unsigned char* pb, const flo
   MFMA_OP(11, f32_32x32x16_fp8_bf8, long, floatx16)
   MFMA_OP(12, f32_32x32x16_bf8_fp8, long, floatx16)
   MFMA_OP(13, f32_32x32x16_bf8_bf8, long, floatx16)
+  MFMA_OP(20, i32_16x16x32_i8, long, intx4)
+  MFMA_OP(21, i32_32x32x16_i8, long, intx16)
 #if defined(__gfx950__)
+  MFMA_OP(22, i32_16x16x64_i8, intx4, intx4)
+  MFMA_OP(23, i32_32x32x32_i8, intx4, intx16)
   MFMA_OP(14, f32_16x16x32_f16, half8_t, floatx4)
   MFMA_OP(15, f32_16x16x32_bf16, bf16x8_t, floatx4)
   MFMA_OP(16, f32_32x32x16_f16, half8_t, floatx16)
@@ -130,6 +138,7 @@ struct Case {
   Launch run;
   int opsel = -1;  // >= 0: the scaled MFMA, scales in byte opsel
   Shape shape{0, 0};
+  bool i8 = false;  // the i8 forms: fa/fb are unused, the items signed 8-bit integers, C and D int32
 };
 
 int bits_of(fmt::Format f) {
@@ -261,7 +270,9 @@ int run_case(const Case& cs, const std::string& dir) {
                       fmt::Format f, bool codes, bool k_is_row, std::map<Key, double>& val) {
         const int w = bits_of(f);
         // unused slots: NaN, or the largest value of fp4 / fp6 (which have none)
-        const std::uint32_t nan = code_of(f, no_nan(f) ? fmt::max_finite(f) : std::nan(""));
+        // i8: values are their own codes (two's complement byte); no NaN, so unused slots hold 127
+        auto code = [&](double v) { return cs.i8 ? std::uint32_t(std::uint8_t(std::int8_t(v))) : code_of(f, v); };
+        const std::uint32_t nan = cs.i8 ? 0x7Fu : code_of(f, no_nan(f) ? fmt::max_finite(f) : std::nan(""));
         const int T = k_is_row ? cs.shape.n : cs.shape.m;
         for (int l = 0; l < kLanes; ++l) {
           for (int e = 0; e < kSlotBytes * 8 / w; ++e) put(buf, l, e, w, nan);
@@ -276,9 +287,10 @@ int run_case(const Case& cs, const std::string& dir) {
         for (const auto& s : t) {
           const int k = k_is_row ? s.entries[0].row : s.entries[0].col;
           double v;
-          if (codes) v = k == k0 ? code_value(f, rank_k0++ % 64) : -code_value(f, rank_other++ % 64);
+          if (codes && cs.i8) v = k == k0 ? 1 + rank_k0++ % 64 : -(1 + rank_other++ % 64);
+          else if (codes) v = k == k0 ? code_value(f, rank_k0++ % 64) : -code_value(f, rank_other++ % 64);
           else v = k == k0 ? 1.0 : 0.0;
-          put(buf, s.lane, s.element, w, code_of(f, v));
+          put(buf, s.lane, s.element, w, code(v));
           const int sl = guide_scale_lane(T, k_is_row ? s.entries[0].col : s.entries[0].row, k);
           const int ex = cs.opsel >= 0 ? int((unsigned(scale[std::size_t(k0) * kLanes + std::size_t(sl)]) >>
                                               (8 * cs.opsel)) & 0xFFu) - 127 : 0;
@@ -289,8 +301,15 @@ int run_case(const Case& cs, const std::string& dir) {
       fill(b, sb, tb, cs.fb, checked == 1, true, bv[std::size_t(k0)]);   // B[k][j]: k is the row
       int rank = 0;
       for (const auto& s : td) {
-        const double v = double(1 + rank++) / 4;  // exact next to any code (codes < 256, steps >= 2^-10)
-        c[(std::size_t(k0) * kLanes + std::size_t(s.lane)) * 16 + std::size_t(s.element)] = float(v);
+        double v = double(1 + rank++) / 4;  // exact next to any code (codes < 256, steps >= 2^-10)
+        float& slot = c[(std::size_t(k0) * kLanes + std::size_t(s.lane)) * 16 + std::size_t(s.element)];
+        if (cs.i8) {
+          const std::int32_t iv = 1 + rank;  // int32 C: distinct integers
+          std::memcpy(&slot, &iv, sizeof iv);
+          v = iv;
+        } else {
+          slot = float(v);
+        }
         cv[std::size_t(k0)][{s.entries[0].row, s.entries[0].col, s.entries[0].block}] = v;
       }
     }
@@ -321,7 +340,12 @@ int run_case(const Case& cs, const std::string& dir) {
         // the one-hot operand is 0 away from k0, so the k0 term is the whole sum
         const double want = cv[std::size_t(k0)].at({e.row, e.col, e.block}) +
                             av[std::size_t(k0)].at({e.row, k0, e.block}) * bv[std::size_t(k0)].at({k0, e.col, e.block});
-        const float got = d[(std::size_t(k0) * kLanes + std::size_t(s.lane)) * 16 + std::size_t(s.element)];
+        float got = d[(std::size_t(k0) * kLanes + std::size_t(s.lane)) * 16 + std::size_t(s.element)];
+        if (cs.i8) {  // int32 bits
+          std::int32_t gi;
+          std::memcpy(&gi, &got, sizeof gi);
+          got = float(gi);  // exact: |D| < 2^24 here
+        }
         if (got != float(want)) {
           if (printed++ < 6)
             std::printf("FAIL %s (codes in %c, k0 %d): lane %d reg %d = D[%d][%d].B%d: got %.9g want %.9g\n",
@@ -367,6 +391,17 @@ int main(int argc, char** argv) {
       std_case("f32_32x32x16_bf8_fp8", "v_mfma_f32_32x32x16_bf8_fp8", kBf8, kFp8, 16, launch<12>, s32),
       std_case("f32_32x32x16_bf8_bf8", "v_mfma_f32_32x32x16_bf8_bf8", kBf8, kBf8, 16, launch<13>, s32),
   };
+  auto i8_case = [&](const std::string& builtin, const std::string& table, int k, Launch run, Shape sh) {
+    Case c{builtin, table + ".A.csv", table + ".B.csv", table + ".D.csv", kFp8, kFp8, k, run};
+    c.shape = sh, c.i8 = true;
+    return c;
+  };
+  cases.push_back(i8_case("i32_16x16x32_i8", "cdna3/v_mfma_i32_16x16x32_i8", 32, launch<20>, s16));
+  cases.push_back(i8_case("i32_32x32x16_i8", "cdna3/v_mfma_i32_32x32x16_i8", 16, launch<21>, s32));
+#if defined(__gfx950__)
+  cases.push_back(i8_case("i32_16x16x64_i8", "cdna4/v_mfma_i32_16x16x64_i8", 64, launch<22>, s16));
+  cases.push_back(i8_case("i32_32x32x32_i8", "cdna4/v_mfma_i32_32x32x32_i8", 32, launch<23>, s32));
+#endif
   const std::string i4 = "v_mfma_f32_4x4x4_16b_bf16";
   auto a_mod = [&](const char* mod, int cbsz, int abid, Launch run) {
     Case c{std::string("f32_4x4x4bf16_1k ") + mod, c3(i4, (std::string("A.") + mod).c_str()), c3(i4, "B"),

@@ -21,7 +21,7 @@ for insn in v_mfma_f32_16x16x16_f16 v_mfma_f32_16x16x16_bf16 v_mfma_f32_32x32x8_
             v_mfma_f32_4x4x4_16b_f16 v_mfma_f32_4x4x4_16b_bf16 \
             v_mfma_f32_16x16x32_fp8_fp8 v_mfma_f32_16x16x32_fp8_bf8 v_mfma_f32_16x16x32_bf8_fp8 \
             v_mfma_f32_16x16x32_bf8_bf8 v_mfma_f32_32x32x16_fp8_fp8 v_mfma_f32_32x32x16_fp8_bf8 \
-            v_mfma_f32_32x32x16_bf8_fp8 v_mfma_f32_32x32x16_bf8_bf8; do
+            v_mfma_f32_32x32x16_bf8_fp8 v_mfma_f32_32x32x16_bf8_bf8 v_mfma_i32_16x16x32_i8 v_mfma_i32_32x32x16_i8; do
   for m in A B D; do run "$insn" "$m"; done
 done
 # The multi-block broadcast modifiers (CDNA3 ISA guide, "Dependent arithmetic: MFMA" CBSZ/ABID/BLGP): A of block
@@ -88,4 +88,26 @@ for shape in 16:16x16x128:128:16x16x16 32:32x32x64:64:32x32x8; do
   { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
     echo "Source: CDNA4 ISA guide 7.1.4.2 (H = 4; the CDNA3 ${s3} D table, which it reproduces)"
     sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_f32_${s3}_f16.D.csv"; } > "$here/cdna4/$insn.D.csv"
+done
+
+# gfx950 (CDNA4) only: V_MFMA_I32_16X16X64_I8 (T = 16) and V_MFMA_I32_32X32X32_I8 (T = 32). CDNA4 ISA guide 7.1.5.1
+# ("Layout IU8" tables; 7.1.4.1 with K_L = 16): lane l holds row i = l % T of A (column j of B) at k = 16 * (l / T) + e,
+# e = 0..15 in v0.[7:0], v0.[15:8], ..., v3.[31:24]; D by 7.1.4.2 (the CDNA3 16x16x32 / 32x32x16 i8 D tables).
+for shape in 16:16x16x64:16x16x32 32:32x32x32:32x32x16; do
+  T=${shape%%:*}; rest=${shape#*:}; s4=${rest%%:*}; s3=${rest#*:}
+  insn=v_mfma_i32_${s4}_i8
+  for m in A B; do
+    { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
+      echo "Source: CDNA4 ISA guide 7.1.5.1 (Layout IU8 table) and 7.1.4.1 (K_L = 16)"
+      awk -v m=$m -v T=$T 'BEGIN {
+        printf "lane"; for (r = 0; r < 4; ++r) for (q = 0; q < 4; ++q) printf ",v%d.[%d:%d]", r, 8 * q + 7, 8 * q
+        printf "\n"
+        for (l = 0; l < 64; ++l) { printf "%d", l
+          for (e = 0; e < 16; ++e) { k = 16 * int(l / T) + e
+            if (m == "A") printf ",A[%d][%d]", l % T, k; else printf ",B[%d][%d]", k, l % T }
+          printf "\n" } }'; } > "$here/cdna4/$insn.$m.csv"
+  done
+  { echo "Architecture: CDNA4"; echo "Instruction: $(echo $insn | tr a-z A-Z)"
+    echo "Source: CDNA4 ISA guide 7.1.4.2 (H = 4; the CDNA3 ${s3} i8 D table, which it reproduces)"
+    sed -n '/^lane,/,$p' "$here/cdna3/v_mfma_i32_${s3}_i8.D.csv"; } > "$here/cdna4/$insn.D.csv"
 done
