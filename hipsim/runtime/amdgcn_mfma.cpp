@@ -141,37 +141,42 @@ extern "C" void __hipsim_mfma(const void*, int lanes, const void* const* in, voi
   }
   const KPlace pa = k_places(M, K, P, i0.f8f6f4 && width_bits(i0.a_format) == 8);
   const KPlace pb = k_places(N, K, P, i0.f8f6f4 && width_bits(i0.b_format) == 8);
-  for (int blk = 0; blk < blocks; ++blk) {
-    const int a_blk = ((blk >> cbsz) << cbsz) + abid;
-    for (int i = 0; i < M; ++i)
-      for (int j = 0; j < N; ++j) {
-        const int dl = j + N * ((i / 4) % G) + L * blk, dr = 4 * (i / (4 * G)) + i % 4;
-        if (i0.a_format == __hipsim_mfma_i8) {
-          std::uint32_t iacc;  // int32 bits, copied as bits (never through a float value)
-          std::memcpy(&iacc, &static_cast<const __hipsim_mfma_in*>(in[dl])->c[dr], sizeof iacc);
-          for (int k = 0; k < K; ++k) {
-            const int al = i + pa.lane[k] + L * a_blk;
-            const int bl = blgp_source(blgp, j + pb.lane[k] + L * blk);
-            iacc += std::uint32_t(std::int32_t(a[al][pa.item[k]]) * std::int32_t(b[bl][pb.item[k]]));
-          }
-          std::memcpy(&static_cast<float*>(out[dl])[dr], &iacc, sizeof iacc);
-          continue;
-        }
-        float acc = static_cast<const __hipsim_mfma_in*>(in[dl])->c[dr];
-        if (i0.scaled) {
-          for (int k = 0; k < K; ++k) {
-            const double p = double(a[i + pa.lane[k]][pa.item[k]]) * double(b[j + pb.lane[k]][pb.item[k]]) *
-                             sa[i + M * (k / 32)] * sb[j + N * (k / 32)];
-            acc = add_rounded(acc, p);
-          }
-        } else {
-          for (int k = 0; k < K; ++k) {
-            const int al = i + pa.lane[k] + L * a_blk;
-            const int bl = blgp_source(blgp, j + pb.lane[k] + L * blk);
-            acc = std::fmaf(a[al][pa.item[k]], b[bl][pb.item[k]], acc);
-          }
-        }
-        static_cast<float*>(out[dl])[dr] = acc;
+  // Every D[i][j] of every block once: f(D's lane, register, i, j, the block, the block A comes from).
+  auto each_d = [&](auto f) {
+    for (int blk = 0; blk < blocks; ++blk) {
+      const int a_blk = ((blk >> cbsz) << cbsz) + abid;
+      for (int i = 0; i < M; ++i)
+        for (int j = 0; j < N; ++j) f(j + N * ((i / 4) % G) + L * blk, 4 * (i / (4 * G)) + i % 4, i, j, blk, a_blk);
+    }
+  };
+  auto c_of = [&](int dl, int dr) { return &static_cast<const __hipsim_mfma_in*>(in[dl])->c[dr]; };
+  auto d_of = [&](int dl, int dr) { return &static_cast<float*>(out[dl])[dr]; };
+  if (i0.a_format == __hipsim_mfma_i8) {
+    each_d([&](int dl, int dr, int i, int j, int blk, int a_blk) {
+      std::uint32_t acc;  // int32 bits, copied as bits (never through a float value)
+      std::memcpy(&acc, c_of(dl, dr), sizeof acc);
+      for (int k = 0; k < K; ++k) {
+        const int al = i + pa.lane[k] + L * a_blk, bl = blgp_source(blgp, j + pb.lane[k] + L * blk);
+        acc += std::uint32_t(std::int32_t(a[al][pa.item[k]]) * std::int32_t(b[bl][pb.item[k]]));
       }
+      std::memcpy(d_of(dl, dr), &acc, sizeof acc);
+    });
+  } else if (i0.scaled) {
+    each_d([&](int dl, int dr, int i, int j, int, int) {
+      float acc = *c_of(dl, dr);
+      for (int k = 0; k < K; ++k)
+        acc = add_rounded(acc, double(a[i + pa.lane[k]][pa.item[k]]) * double(b[j + pb.lane[k]][pb.item[k]]) *
+                                   sa[i + M * (k / 32)] * sb[j + N * (k / 32)]);
+      *d_of(dl, dr) = acc;
+    });
+  } else {
+    each_d([&](int dl, int dr, int i, int j, int blk, int a_blk) {
+      float acc = *c_of(dl, dr);
+      for (int k = 0; k < K; ++k) {
+        const int al = i + pa.lane[k] + L * a_blk, bl = blgp_source(blgp, j + pb.lane[k] + L * blk);
+        acc = std::fmaf(a[al][pa.item[k]], b[bl][pb.item[k]], acc);
+      }
+      *d_of(dl, dr) = acc;
+    });
   }
 }
