@@ -10,6 +10,7 @@
 // why the layout test exists; BUG_A_K_ORDER (A's k order reversed within each lane) must be reported here.
 // The i8 forms (i32_16x16x32_i8; on gfx950 also i32_16x16x64_i8) over random signed bytes: their int32 sum is exact
 // (|D| <= K * 2^14 < 2^24, no wrap, and exact when written to the float D), so D must equal the int64 reference.
+// And one tile whose int32 sum passes INT32_MAX: it must wrap modulo 2^32 (CDNA4 ISA guide 7.1.2, no clamp).
 // Usage: mfma_gemm <seed> <shapes> [M N K]   (M N K: that one shape, `shapes` times)
 #include <hip/hip_runtime.h>
 
@@ -194,6 +195,35 @@ int run_shape(fmt::Format f, int M, int N, int K, std::mt19937_64& rng, double& 
   return bad;
 }
 
+// C = INT32_MAX - 1000 plus K products 127 * 127 per element: D must be that sum modulo 2^32.
+template <int Inst>
+__global__ void i8_wrap(int* D) {
+  using I = Mfma<Inst>;
+  typename I::VA a;
+  std::memset(&a, 0x7F, sizeof a);
+  typename I::VD c;
+  for (int q = 0; q < I::R; ++q) c[q] = 0x7FFFFFFF - 1000;
+  const typename I::VD d = I::run(a, a, c);
+  for (int q = 0; q < I::R; ++q) D[threadIdx.x * I::R + q] = d[q];
+}
+template <int Inst>
+int run_i8_wrap() {
+  using I = Mfma<Inst>;
+  int* dd = nullptr;
+  hipMalloc(&dd, 64 * I::R * sizeof(int));
+  i8_wrap<Inst><<<1, 64>>>(dd);
+  std::vector<int> d(64 * I::R);
+  const bool launched = hipDeviceSynchronize() == hipSuccess;
+  hipMemcpy(d.data(), dd, d.size() * sizeof(int), hipMemcpyDeviceToHost);
+  hipFree(dd);
+  const int want = int(std::uint32_t(0x7FFFFFFF - 1000) + std::uint32_t(I::KI * 127 * 127));
+  int bad = launched ? 0 : 1;
+  for (const int v : d) bad += v != want;
+  std::printf("%s %s wraps past INT32_MAX: D = %d, want %d\n", bad ? "FAIL" : "ok  ", I::name, launched ? d[0] : 0,
+              want);
+  return bad;
+}
+
 // The i8 forms: random signed bytes, D against the exact int64 sum.
 template <int Inst>
 int run_shape_i8(int M, int N, int K, std::mt19937_64& rng) {
@@ -248,6 +278,12 @@ int main(int argc, char** argv) {
 #endif
   int bad = 0;
   double worst = 0;
+#if !defined(__gfx90a__)
+  bad += run_i8_wrap<4>();
+#endif
+#if defined(__gfx950__)
+  bad += run_i8_wrap<5>();
+#endif
   for (int s = 0; s < shapes; ++s) {
     int M = 1 + int(rng() % 70), N = 1 + int(rng() % 70), K = 1 + int(rng() % 300);
     if (argc > 5) M = std::atoi(argv[3]), N = std::atoi(argv[4]), K = std::atoi(argv[5]);
