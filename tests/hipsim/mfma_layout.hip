@@ -204,10 +204,11 @@ int check_tables_against_guide(const Case& cs, const std::vector<MfmaSlot>& ta, 
       check("B", e, s.lane, s.element, guide_input(cs.shape, cs.k, true, bits_of(cs.fb), e.block, e.col, e.row));
   for (const auto& s : td)
     for (const auto& e : s.entries) check("D", e, s.lane, s.element, guide_output(cs.shape, e.block, e.row, e.col));
-  const std::size_t want_in = std::size_t(cs.shape.m) * std::size_t(cs.k) * std::size_t(cs.shape.blocks);
-  if (cs.shape.blgp == 0 && (ta.size() != want_in || tb.size() != want_in)) {
-    std::printf("FAIL %s: the A/B tables have %zu/%zu slots, the instruction reads %zu\n", cs.name.c_str(), ta.size(),
-                tb.size(), want_in);
+  const std::size_t kb = std::size_t(cs.k) * std::size_t(cs.shape.blocks);
+  const std::size_t want_a = std::size_t(cs.shape.m) * kb, want_b = std::size_t(cs.shape.n) * kb;
+  if (cs.shape.blgp == 0 && (ta.size() != want_a || tb.size() != want_b)) {
+    std::printf("FAIL %s: the A/B tables have %zu/%zu slots, the instruction reads %zu/%zu\n", cs.name.c_str(),
+                ta.size(), tb.size(), want_a, want_b);
     ++bad;
   }
   return bad;
