@@ -14,6 +14,7 @@ constexpr FormatInfo kInfo[] = {
     {"e5m2", 5, 2, 15, true, SpecialKind::ieee},     {"e5m2fnuz", 5, 2, 16, true, SpecialKind::fnuz},
     {"e8m0fnu", 8, 0, 127, false, SpecialKind::e8m0}, {"e2m1fn", 2, 1, 1, true, SpecialKind::finite},
     {"bf16", 8, 7, 127, true, SpecialKind::ieee},    {"fp16", 5, 10, 15, true, SpecialKind::ieee},
+    {"e2m3fn", 2, 3, 1, true, SpecialKind::finite},  {"e3m2fn", 3, 2, 3, true, SpecialKind::finite},
 };
 }  // namespace
 
@@ -100,6 +101,8 @@ double max_finite(Format f) {
     case Format::e2m1fn: return 6.0;
     case Format::bf16: return decode(f, 0x7F7F);
     case Format::fp16: return 65504.0;
+    case Format::e2m3fn: return 7.5;
+    case Format::e3m2fn: return 28.0;
   }
   return 0;
 }

@@ -2,6 +2,8 @@
 // Every format is identified by Format; names are the CLI names (e4m3fn, e4m3fnuz, e5m2, e5m2fnuz,
 // e8m0fnu, e2m1fn, bf16, fp16). Decoding is exact and has no modes except e8m0's shift23 emulation
 // (see encode.hpp / e8m0.hpp). Codes are held in the low bits of a uint32_t.
+// e2m3fn and e3m2fn (OCP MX FP6 E2M3 / BF6 E3M2: bias 1 / 3, no Inf, no NaN) are decode-only: they serve the
+// gfx950 f8f6f4 MFMA operands on the sim; no encode mode takes them and kAllFormats (the CLI's list) leaves them out.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -9,7 +11,7 @@
 
 namespace dsv4::formats {
 
-enum class Format : std::uint8_t { e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0fnu, e2m1fn, bf16, fp16 };
+enum class Format : std::uint8_t { e4m3fn, e4m3fnuz, e5m2, e5m2fnuz, e8m0fnu, e2m1fn, bf16, fp16, e2m3fn, e3m2fn };
 
 inline constexpr Format kAllFormats[] = {Format::e4m3fn,  Format::e4m3fnuz, Format::e5m2, Format::e5m2fnuz,
                                          Format::e8m0fnu, Format::e2m1fn,   Format::bf16, Format::fp16};
@@ -20,7 +22,7 @@ enum class SpecialKind : std::uint8_t {
   fn,        // no Inf; S.1111.111 is NaN; 0x80 is -0 (e4m3fn)
   fnuz,      // no Inf, no -0; 0x80 is the only NaN (e4m3fnuz, e5m2fnuz)
   e8m0,      // unsigned exponent only; 0xFF is NaN; no zero (e8m0fnu)
-  finite,    // no Inf, no NaN (e2m1fn)
+  finite,    // no Inf, no NaN (e2m1fn, e2m3fn, e3m2fn)
 };
 
 struct FormatInfo {

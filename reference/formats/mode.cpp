@@ -179,6 +179,8 @@ std::string mode_name(const EncodeMode& m) {
 
 EncodeMode resolve_mode(Format f, const EncodeMode& m) {
   const std::string fname(name(f));
+  if (f == Format::e2m3fn || f == Format::e3m2fn)
+    bad("format " + fname + " is decode-only (the f8f6f4 MFMA operands of the sim): no encode mode applies to it");
   if (m.kind == ModeKind::torch) {
     EncodeMode r;
     if (is_fp8(f)) { r.kind = ModeKind::rne_nonsat; r.nan = NanPolicy::keep_sign; return r; }

@@ -18,6 +18,8 @@ std::uint32_t max_finite_code(Format f) {
     case Format::e2m1fn: return 0x7;
     case Format::bf16: return 0x7F7F;
     case Format::fp16: return 0x7BFF;
+    case Format::e2m3fn: return 0x1F;
+    case Format::e3m2fn: return 0x1F;
   }
   return 0;
 }

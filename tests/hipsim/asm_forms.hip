@@ -1,7 +1,7 @@
 // The inline asm forms ROCm reductions use and the dot-product builtins, run on the sim and checked against values
 // worked out here by hand from the ISA rules (DPP lane maps, masks and bound_ctrl; dot products of small exact values):
 // DPP-modified v_add_f32 / v_mov_b32 / v_max_f32 (row_shr, row_bcast:15/31 under row masks, wave_shr:1, quad_perm,
-// bound_ctrl:0, a tied old value) alone and composed into a whole-wave sum, v_dot2c_f32_f16, fdot2, fdot2_f32_bf16, sdot4 (with clamp), and the s_waitcnt /
+// bound_ctrl:0, a tied old value) alone and composed into a whole-wave sum, v_dot2c_f32_f16, fdot2, fdot2_f32_bf16 (and its fp32 steps), sdot4 (with clamp), and the s_waitcnt /
 // s_nop forms next to a global_load_lds staging (tests/hipsim/CMakeLists.txt also checks what the rewrite makes of
 // each s_waitcnt).
 // Rules: per-lane values are non-zero and distinct; every expected value is computed on the host from the rule.
@@ -11,7 +11,7 @@
 #include <cstring>
 #include <vector>
 
-constexpr int kCases = 12;
+constexpr int kCases = 13;
 
 // __builtin_amdgcn_s_waitcnt's gfx9 immediate: vmcnt = imm[3:0] | imm[15:14] << 4
 static_assert(__hipsim_waitcnt_vmcnt(0x0F70) == 0);
@@ -77,6 +77,10 @@ __global__ void asm_forms(const float* in, float* out, int* iout) {
   };
   __hipsim_bf16x2_t ba = {bf(float(l) + 0.5f), bf(-3.0f)}, bb = {bf(4.0f), bf(float(l))};
   out[8 * 64 + l] = __builtin_amdgcn_fdot2_f32_bf16(ba, bb, 2.0f, false);
+  // V_DOT2_F32_BF16's fp32 steps (CDNA4 ISA guide 12.10): 1 + 2^-24 rounds to 1 (a tie, to even), + 2^-24 again to 1;
+  // the sum rounded once would be 1 + 2^-23.
+  __hipsim_bf16x2_t r1 = {bf(1.0f), bf(0x1p-12f)};
+  out[12 * 64 + l] = __builtin_amdgcn_fdot2_f32_bf16(r1, r1, 0x1p-24f, false);
   out[9 * 64 + l] = __builtin_amdgcn_fdot2(ha, hb, -0.25f, true);
   // sdot4: bytes (l, -2, 3, -128) . (5, 7, -1, l) + 10; clamp case with a large accumulator
   const int ia = (l & 0xFF) | (0xFE << 8) | (3 << 16) | int(0x80u << 24), ib = 5 | (7 << 8) | (0xFF << 16) | (l << 24);
@@ -131,6 +135,10 @@ int main() {
     check("fdot2", l, out[7 * 64 + l], -0.25 + 2.0 * (l + 1) + 0.5 * l);
     check("fdot2_bf16", l, out[8 * 64 + l], 2.0 + 4.0 * (l + 0.5) - 3.0 * l);
     check("fdot2_clamp", l, out[9 * 64 + l], 1.0);
+    float steps = 1.0f;  // the guide's fp32 steps, on the host
+    steps += 0x1p-24f;
+    steps += 0x1p-24f;
+    check("fdot2_bf16_steps", l, out[12 * 64 + l], steps);
     const long s = 5L * l + (-2) * 7 + 3 * (-1) + (-128L) * l;
     check("sdot4", l, iout[0 * 64 + l], double(s + 10));
     const long c = s - 2147483000L;

@@ -1,8 +1,10 @@
 // Dot-product builtins for plain-HIP kernels on the sim, with clang-22's signatures (checked with clang++-22
 // --cuda-device-only for gfx950): fdot2 (half2 x half2 + float), fdot2_f32_bf16 (bf16x2 x bf16x2 + float), sdot4
 // (4 x int8 x int8 + int32). Rules (AMD CDNA3 ISA guide, "VOP3P": V_DOT2_F32_F16, V_DOT2_F32_BF16, V_DOT4_I32_I8):
-// - the float forms: D = S0.x * S1.x + S0.y * S1.y + S2, the products exact, the sum rounded once to fp32 (the ISA
-//   does not state its intermediate rounding); clamp limits the result to [0, 1].
+// - fdot2: D = S0.x * S1.x + S0.y * S1.y + S2, the products exact, the sum rounded once to fp32 (the CDNA3 ISA does
+//   not state its intermediate rounding); clamp limits the result to [0, 1].
+// - fdot2_f32_bf16 (gfx950; CDNA4 ISA guide 12.10, V_DOT2_F32_BF16): in fp32 steps, tmp = S0.x * S1.x (exact: two
+//   8-bit significands), tmp += S0.y * S1.y, tmp += S2, each addition rounded to fp32 (RNE); clamp as above.
 // - sdot4: signed bytes of S0 and S1 (byte i with byte i), products summed with S2 in 32-bit integers (wrapping);
 //   clamp saturates to the int32 range instead.
 // They run per lane (no wave meeting).
@@ -33,8 +35,10 @@ inline double bf16_value(__bf16 h) {  // by its bits: bf16 is the top half of an
 #if defined(__gfx950__)
 inline float __builtin_amdgcn_fdot2_f32_bf16(__hipsim_bf16x2_t a, __hipsim_bf16x2_t b, float c, bool clamp) {
   using hipsim_detail::bf16_value;
-  return hipsim_detail::dot_clamp(bf16_value(a.x) * bf16_value(b.x) + bf16_value(a.y) * bf16_value(b.y) + double(c),
-                                  clamp);
+  float tmp = float(bf16_value(a.x) * bf16_value(b.x));  // exact products, then two fp32 additions
+  tmp += float(bf16_value(a.y) * bf16_value(b.y));
+  tmp += c;
+  return hipsim_detail::dot_clamp(double(tmp), clamp);
 }
 #else
 float __builtin_amdgcn_fdot2_f32_bf16(__hipsim_bf16x2_t, __hipsim_bf16x2_t, float, bool) =

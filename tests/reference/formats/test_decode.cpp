@@ -1,6 +1,7 @@
 // Exhaustive decode of every code of every format against an independent formula written here from
 // formats.md §1 (sign * 2^(e-bias) * (1 + m/2^M), subnormals 2^(1-bias) * m/2^M, special codes by table),
-// plus the e8m0 special bytes, FTZ behaviour of 2^-127, shift23 decoding and classification.
+// plus the e8m0 special bytes, FTZ behaviour of 2^-127, shift23 decoding and classification. The decode-only fp6
+// formats (e2m3fn, e3m2fn) against the value lists of the OCP MX definition, written out binade by binade here.
 #include <gtest/gtest.h>
 
 #include <cfenv>
@@ -8,10 +9,12 @@
 #include <string>
 #include <cmath>
 #include <limits>
+#include <vector>
 #include <xmmintrin.h>
 
 #include "reference/formats/format.hpp"
 #include "reference/formats/mode.hpp"
+#include "reference/formats/rne.hpp"
 
 using namespace dsv4::formats;
 
@@ -122,4 +125,52 @@ TEST(Decode, FnuzIsHalfOfFnOnTheSameBits) {
     EXPECT_EQ(decode(Format::e4m3fnuz, b), decode(Format::e4m3fn, b) / 2) << b;
     if ((b & 0x7C) != 0x7C) EXPECT_EQ(decode(Format::e5m2fnuz, b), decode(Format::e5m2, b) / 2) << b;
   }
+}
+
+// OCP MX v1.0 FP6: E2M3 (bias 1, 3 mantissa bits) and E3M2 (bias 3, 2 mantissa bits), sign in bit 5, no Inf and
+// no NaN: all 64 codes are numbers. The 32 magnitudes of each, in code order: the subnormal binade (exponent field
+// 0: m * 2^(1-bias) / 2^M), then each binade [2^(e-bias), 2^(e-bias+1)) in 2^M equal steps.
+std::vector<double> ocp_fp6_magnitudes(double subnormal_step, int binades, double first_binade, int steps) {
+  std::vector<double> v;
+  for (int m = 0; m < steps; ++m) v.push_back(m * subnormal_step);
+  for (int e = 0; e < binades; ++e) {
+    const double lo = first_binade * std::ldexp(1.0, e);
+    for (int m = 0; m < steps; ++m) v.push_back(lo + m * lo / steps);
+  }
+  return v;
+}
+
+TEST(Decode, Fp6EveryCodeMatchesTheOcpMxDefinition) {
+  struct Case {
+    Format f;
+    std::vector<double> mags;
+    double max, min_normal, min_subnormal;
+  };
+  // E2M3: subnormals 0.125 * m, binades 1, 2, 4 in 8 steps (max 7.5). E3M2: subnormals 0.0625 * m, binades
+  // 0.25 .. 16 in 4 steps (max 28). Extremes as the OCP MX table lists them.
+  const Case cases[] = {{Format::e2m3fn, ocp_fp6_magnitudes(0.125, 3, 1.0, 8), 7.5, 1.0, 0.125},
+                        {Format::e3m2fn, ocp_fp6_magnitudes(0.0625, 7, 0.25, 4), 28.0, 0.25, 0.0625}};
+  for (const Case& c : cases) {
+    ASSERT_EQ(c.mags.size(), 32u);
+    ASSERT_EQ(info(c.f).code_count(), 64u);
+    EXPECT_EQ(c.mags[31], c.max);
+    EXPECT_EQ(max_finite(c.f), c.max);
+    EXPECT_EQ(decode(c.f, max_finite_code(c.f)), c.max);
+    for (std::uint32_t code = 0; code < 64; ++code) {
+      const double want = (code & 0x20 ? -1 : 1) * c.mags[code & 0x1F];
+      EXPECT_EQ(decode(c.f, code), want) << name(c.f) << " 0x" << std::hex << code;
+      EXPECT_EQ(std::signbit(decode(c.f, code)), (code & 0x20) != 0) << name(c.f) << " 0x" << std::hex << code;
+      EXPECT_EQ(double(decode_f32(c.f, code)), want) << name(c.f) << " 0x" << std::hex << code;
+      const double a = std::fabs(want);
+      const CodeClass k = a == 0 ? CodeClass::zero : a < c.min_normal ? CodeClass::subnormal : CodeClass::normal;
+      EXPECT_EQ(classify(c.f, code), k) << name(c.f) << " 0x" << std::hex << code;
+    }
+    EXPECT_EQ(decode(c.f, 0x01), c.min_subnormal);
+    // decode-only: not in the CLI's list, and no encode mode takes them
+    EXPECT_FALSE(parse_format(name(c.f)).has_value());
+    EXPECT_THROW(resolve_mode(c.f, parse_mode("torch")), std::invalid_argument);
+    EXPECT_THROW(resolve_mode(c.f, parse_mode("rne-satfinite")), std::invalid_argument);
+  }
+  EXPECT_EQ(name(Format::e2m3fn), "e2m3fn");
+  EXPECT_EQ(name(Format::e3m2fn), "e3m2fn");
 }
