@@ -1,0 +1,112 @@
+// The small-row product's dispatch and threading; see gemm_smallrow.hpp. The kernels are in
+// gemm_smallrow_{portable,avx2,avx512}.cpp behind smallrow::Job.
+#include "reference/ops/common/gemm_smallrow.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+#include <fmt/format.h>
+#include <omp.h>
+
+#include "reference/ops/common/gemm_smallrow_job.hpp"
+
+namespace dsv4::gemm {
+
+namespace {
+// Rows of B per OpenMP task (a multiple of every kernel's tile height: 3 and 4).
+constexpr std::int64_t kRowsPerTask = 96;
+// A's k chunk is kept near 256 KiB (in L2 across a task's rows of B), never shorter than 512.
+constexpr std::int64_t kChunkDoubles = 32768;
+
+bool cpu_has(SimdLevel level) {
+#if defined(__x86_64__) || defined(__i386__)
+  const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
+  switch (level) {
+    case SimdLevel::portable: return true;
+    case SimdLevel::avx2: return avx2;
+    case SimdLevel::avx512: return avx2 && __builtin_cpu_supports("avx512f");
+  }
+  return false;
+#else
+  return level == SimdLevel::portable;
+#endif
+}
+
+void run(SimdLevel level, const smallrow::Job& job) {
+  switch (level) {
+    case SimdLevel::portable: smallrow::run_portable(job); return;
+#if defined(__x86_64__) || defined(__i386__)
+    case SimdLevel::avx2: smallrow::run_avx2(job); return;
+    case SimdLevel::avx512: smallrow::run_avx512(job); return;
+#else
+    default: break;
+#endif
+  }
+  throw std::invalid_argument("gemm::product_nt_smallrow: no kernel for this level on this CPU");
+}
+}  // namespace
+
+const char* simd_level_name(SimdLevel level) {
+  switch (level) {
+    case SimdLevel::portable: return "portable";
+    case SimdLevel::avx2: return "avx2";
+    case SimdLevel::avx512: return "avx512";
+  }
+  return "?";
+}
+
+std::vector<SimdLevel> simd_levels_available() {
+  std::vector<SimdLevel> r;
+  for (SimdLevel l : {SimdLevel::portable, SimdLevel::avx2, SimdLevel::avx512})
+    if (cpu_has(l)) r.push_back(l);
+  return r;
+}
+
+SimdLevel best_simd_level() {
+  static const SimdLevel best = simd_levels_available().back();
+  return best;
+}
+
+bool smallrow_operand(const Tensor& b) {
+  return b.dim() == 2 && (b.dtype() == DType::BF16 || b.dtype() == DType::F16) && (b.size(1) <= 1 || b.stride(1) == 1);
+}
+
+void product_nt_smallrow(const ConstRef& A, const Tensor& b, MutRef C) { product_nt_smallrow(A, b, C, best_simd_level()); }
+
+void product_nt_smallrow(const ConstRef& A, const Tensor& b, MutRef C, SimdLevel level) {
+  if (!smallrow_operand(b))
+    throw std::invalid_argument("gemm::product_nt_smallrow needs a 2-D bf16/fp16 B with unit stride along k, got " +
+                                describe(b));
+  const std::int64_t n = A.rows(), k = A.cols(), m = b.size(0);
+  if (b.size(1) != k || C.rows() != n || C.cols() != m)
+    throw std::invalid_argument(fmt::format("gemm::product_nt_smallrow: A [{}, {}] x B [{}, {}]ᵀ -> C [{}, {}] do not agree",
+                                            n, k, m, b.size(1), C.rows(), C.cols()));
+  if (!cpu_has(level))
+    throw std::invalid_argument(fmt::format("gemm::product_nt_smallrow: level {} is not available on this CPU",
+                                            simd_level_name(level)));
+  if (n == 0 || m == 0) return;
+  smallrow::Job base{};
+  base.a = A.data();
+  base.lda = A.outerStride();
+  base.b = reinterpret_cast<const std::uint16_t*>(b.data());
+  base.ldb = b.stride(0);
+  base.fp16 = b.dtype() == DType::F16;
+  base.table = code_table(DType::F16);
+  base.c = C.data();
+  base.ldc = C.outerStride();
+  base.n = n;
+  base.k = k;
+  base.kc = std::max<std::int64_t>(512, kChunkDoubles / n / 8 * 8);
+  const std::int64_t tasks = (m + kRowsPerTask - 1) / kRowsPerTask;
+#pragma omp parallel for schedule(dynamic, 1) if (tasks > 1 && !omp_in_parallel())
+  for (std::int64_t p = 0; p < tasks; ++p) {
+    smallrow::Job job = base;
+    const std::int64_t j0 = p * kRowsPerTask;
+    job.m = std::min(kRowsPerTask, m - j0);
+    job.b = base.b + j0 * base.ldb;
+    job.c = base.c + j0;
+    run(level, job);
+  }
+}
+
+}  // namespace dsv4::gemm

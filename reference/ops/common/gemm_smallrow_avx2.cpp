@@ -1,0 +1,39 @@
+// The small-row kernel on AVX2 + FMA (gemm_smallrow_tile.hpp with 4 doubles a vector): B's 4 codes a
+// step widened to float32 (bf16: a 16-bit shift; fp16: vcvtph2ps), then to float64, both exact. Tiles
+// of up to 3 B rows x 4 A rows: 12 accumulators, 3 decoded B vectors, A read by the FMAs (16 registers).
+// Only called when the CPU has AVX2, FMA and F16C (gemm_smallrow.cpp checks at run time).
+#if defined(__x86_64__) || defined(__i386__)
+#include <immintrin.h>
+
+#define DSV4_SMALLROW_TARGET __attribute__((target("avx2,fma,f16c")))
+#include "reference/ops/common/gemm_smallrow_tile.hpp"
+
+namespace dsv4::gemm::smallrow {
+namespace {
+
+struct Avx2 {
+  using vec = __m256d;
+  static constexpr int kLanes = 4;
+  static constexpr int kMaxNr = 4;
+  static constexpr int mr_for(int nr) { return nr > 2 ? 3 : 4; }
+  DSV4_SMALLROW_TARGET static vec zero() { return _mm256_setzero_pd(); }
+  DSV4_SMALLROW_TARGET static vec load_a(const double* p) { return _mm256_loadu_pd(p); }
+  template <bool F16>
+  DSV4_SMALLROW_TARGET static vec load_b(const std::uint16_t* p, const Job&) {
+    const __m128i h = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(p));
+    if constexpr (F16) return _mm256_cvtps_pd(_mm_cvtph_ps(h));
+    else return _mm256_cvtps_pd(_mm_castsi128_ps(_mm_slli_epi32(_mm_cvtepu16_epi32(h), 16)));
+  }
+  DSV4_SMALLROW_TARGET static vec fma(vec a, vec b, vec c) { return _mm256_fmadd_pd(a, b, c); }
+  DSV4_SMALLROW_TARGET static double hsum(vec v) {
+    const __m128d s = _mm_add_pd(_mm256_castpd256_pd128(v), _mm256_extractf128_pd(v, 1));
+    return _mm_cvtsd_f64(_mm_add_sd(s, _mm_unpackhi_pd(s, s)));
+  }
+};
+
+}  // namespace
+
+void run_avx2(const Job& job) { run_job<Avx2>(job); }
+
+}  // namespace dsv4::gemm::smallrow
+#endif  // x86
