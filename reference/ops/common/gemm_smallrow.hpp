@@ -25,7 +25,7 @@ SimdLevel best_simd_level();
 
 // Products of at most this many rows of A take the small-row path in the skinny references (the
 // measured crossover with the panel-decoded dgemm: bench/reference/RESULTS_reference_cpu.md).
-inline constexpr std::int64_t kSmallRowMaxRows = 64;
+inline constexpr std::int64_t kSmallRowMaxRows = 96;
 
 // Whether b can be B here: a 2-D bf16 or fp16 tensor with unit stride along dim 1.
 bool smallrow_operand(const Tensor& b);
