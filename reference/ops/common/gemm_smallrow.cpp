@@ -26,7 +26,7 @@ struct FreeDeleter {
 };
 
 // A copied to rows aligned to 64 bytes (row stride a multiple of 8 doubles): the kernels' vector loads
-// of A then never straddle a cache line (measured 1.3-1.5x on the AVX-512 kernel against malloc's 16).
+// of A then never straddle a cache line.
 std::unique_ptr<double[], FreeDeleter> aligned_copy(const ConstRef& A, std::int64_t& lda) {
   lda = (A.cols() + 7) / 8 * 8;
   const std::size_t bytes = static_cast<std::size_t>(std::max<std::int64_t>(1, A.rows() * lda)) * sizeof(double);
