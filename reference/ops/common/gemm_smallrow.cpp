@@ -38,6 +38,7 @@ std::unique_ptr<double[], FreeDeleter> aligned_copy(const ConstRef& A, std::int6
 
 bool cpu_has(SimdLevel level) {
 #if defined(__x86_64__) || defined(__i386__)
+  __builtin_cpu_init();  // idempotent; needed if this runs before the constructors that set the CPU model
   const bool avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && __builtin_cpu_supports("f16c");
   switch (level) {
     case SimdLevel::portable: return true;
