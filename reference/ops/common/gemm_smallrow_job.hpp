@@ -13,7 +13,7 @@ struct Job {
   const std::uint16_t* b;  // B [m, k] codes, unit stride along k, row stride ldb (elements)
   std::int64_t ldb;
   bool fp16;               // codes are fp16 (else bf16)
-  const double* table;     // the exact value of every fp16 code (the portable kernel's fp16 decode)
+  const double* table;     // the exact value of every fp16 code (the portable kernel's and the k tails' fp16 decode)
   double* c;               // C [n, m], row stride ldc; overwritten (beta = 0)
   std::int64_t ldc;
   std::int64_t n, m, k;

@@ -4,8 +4,9 @@
 // A tile is MR rows of B x NR rows of A: per step of V::kLanes along k, MR decoded B vectors and NR A
 // vectors give MR·NR FMAs into MR·NR vector accumulators, each summed across its lanes at the end of
 // the k chunk; k's tail (< kLanes) is summed in scalar. Every B code is decoded once per tile of A rows
-// and never stored. V provides: vec, kLanes, kMaxNr, mr_for(nr) (<= kMaxMr), zero, load_a, load_b<F16>(codes, job),
-// fma, hsum. Each file includes this header once, inside an anonymous namespace of its own.
+// and never stored. V provides: vec, kLanes, kMaxNr, mr_for(nr) (<= kMaxMr), zero, load_a,
+// load_b<F16>(codes, job), fma, hsum. Everything here sits in an anonymous namespace, so each ISA's file
+// compiles its own copy (internal linkage: no copy can stand in for another's at link time).
 #pragma once
 #ifndef DSV4_SMALLROW_TARGET
 #error "define DSV4_SMALLROW_TARGET (the ISA's function attribute) before including gemm_smallrow_tile.hpp"
