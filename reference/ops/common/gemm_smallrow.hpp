@@ -23,7 +23,7 @@ const char* simd_level_name(SimdLevel level);
 std::vector<SimdLevel> simd_levels_available();
 SimdLevel best_simd_level();
 
-// Products of at most this many rows of A take the small-row path in the skinny references (the
+// Products of at most this many rows of A take the small-row path in the GEMM references (the
 // measured crossover with the panel-decoded dgemm: bench/reference/RESULTS_reference_cpu.md).
 inline constexpr std::int64_t kSmallRowMaxRows = 96;
 
@@ -34,5 +34,16 @@ bool smallrow_operand(const Tensor& b);
 // simd_levels_available(); std::invalid_argument otherwise, or on shapes that do not agree).
 void product_nt_smallrow(const ConstRef& A, const Tensor& b, MutRef C, SimdLevel level);
 void product_nt_smallrow(const ConstRef& A, const Tensor& b, MutRef C);  // at best_simd_level()
+
+// Whether q can be the B of product_nt_smallrow_blockscaled: a 2-D 1-byte float (fp8) with unit stride along dim 1.
+bool smallrow_fp8_operand(const Tensor& q);
+
+// C [n, m] = A [n, k] · Bᵀ with B = decode(q) · scale (gemm_blockscaled.hpp: q [m, k] fp8, sf its block scales
+// per row_block rows x 128 columns, checked by the caller), each code looked up in its exact table and scaled
+// in registers: the fp8 twin of the call above, no panel of B ever decoded to memory.
+void product_nt_smallrow_blockscaled(const ConstRef& A, const Tensor& q, const Tensor& sf, std::int64_t row_block,
+                                     MutRef C, SimdLevel level);
+void product_nt_smallrow_blockscaled(const ConstRef& A, const Tensor& q, const Tensor& sf, std::int64_t row_block,
+                                     MutRef C);
 
 }  // namespace dsv4::gemm

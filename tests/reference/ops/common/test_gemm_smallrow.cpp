@@ -1,19 +1,22 @@
 // Tests of reference/ops/common/gemm_smallrow (the fused-decode product for few rows of A), at every SIMD
 // level this CPU has, the portable fallback included: against a naive long-double loop on the exactly
 // decoded values over random n, k, m (k not a multiple of any vector width, k longer than one k chunk,
-// m past the tile and task edges), bf16 and fp16 with subnormal codes, strided and offset operands;
+// m past the tile and task edges), bf16 and fp16 with subnormal codes, strided and offset operands, and
+// block-scaled fp8 (e4m3fn, e4m3fnuz; scales per 1 or 128 rows x 128 columns) against its dequantization;
 // Inf/NaN propagation; calls from inside an OpenMP region; and the argument checks.
 #include <cmath>
 #include <cstdio>
 #include <limits>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include <fmt/format.h>
 #include <gtest/gtest.h>
 #include <omp.h>
 
+#include "reference/ops/common/gemm_blockscaled.hpp"
 #include "reference/ops/common/gemm_smallrow.hpp"
 #include "tests/support/seed.hpp"
 
@@ -47,11 +50,8 @@ MatD random_a(std::mt19937_64& rng, std::int64_t n, std::int64_t k) {
 struct Naive {
   MatD sum, mag;
 };
-Naive naive(const MatD& Aw, std::int64_t k, const Tensor& b) {
-  const std::int64_t m = b.size(0);
-  MatD B(m, k);
-  for (std::int64_t j = 0; j < m; ++j)
-    for (std::int64_t t = 0; t < k; ++t) B(j, t) = b.get({j, t});
+Naive naive_of(const MatD& Aw, std::int64_t k, const MatD& B) {
+  const std::int64_t m = B.rows();
   Naive r{MatD(Aw.rows(), m), MatD(Aw.rows(), m)};
   for (Eigen::Index i = 0; i < Aw.rows(); ++i)
     for (std::int64_t j = 0; j < m; ++j) {
@@ -65,6 +65,12 @@ Naive naive(const MatD& Aw, std::int64_t k, const Tensor& b) {
       r.mag(i, j) = static_cast<double>(mag);
     }
   return r;
+}
+Naive naive(const MatD& Aw, std::int64_t k, const Tensor& b) {
+  MatD B(b.size(0), k);
+  for (std::int64_t j = 0; j < b.size(0); ++j)
+    for (std::int64_t t = 0; t < k; ++t) B(j, t) = b.get({j, t});
+  return naive_of(Aw, k, B);
 }
 
 // Expects C[:, :m] == the naive product within (k+2)·2^-52·Σ|a·b| per element.
@@ -95,6 +101,66 @@ TEST(GemmSmallRow, MatchesNaiveLoopAtEveryLevelOverRandomShapes) {
       for (Eigen::Index i = 0; i < Cw.rows(); ++i) ASSERT_TRUE(Cw(i, m) == 7.0 && Cw(i, m + 1) == 7.0) << what;
     }
   }
+}
+
+// Random fp8 codes [r, c] (never NaN; zero and subnormal codes included) and F32 block scales for
+// row_block rows x 128 columns, in ±[0.5, 2) times 2^[-3, 3].
+std::pair<Tensor, Tensor> random_fp8(std::mt19937_64& rng, DType t, std::int64_t r, std::int64_t c, std::int64_t rb) {
+  std::uniform_int_distribution<int> code(0, 255), ex(-3, 3);
+  std::uniform_real_distribution<double> u(0.5, 2.0);
+  Tensor q = Tensor::empty(t, {r, c});
+  for (std::int64_t i = 0; i < q.numel(); ++i) {
+    int v = code(rng);
+    while ((t == DType::F8_E4M3FN && (v & 0x7F) == 0x7F) || (t == DType::F8_E4M3FNUZ && v == 0x80)) v = code(rng);
+    q.set_code_linear(i, static_cast<std::uint32_t>(v));
+  }
+  Tensor sf = Tensor::empty(DType::F32, {(r + rb - 1) / rb, (c + 127) / 128});
+  for (std::int64_t i = 0; i < sf.numel(); ++i) sf.set_linear(i, std::ldexp(u(rng), ex(rng)));
+  return {q, sf};
+}
+
+TEST(GemmSmallRow, BlockScaledFp8MatchesDequantizedLoopAtEveryLevel) {
+  auto rng = test::rng_for_current_test();
+  std::uniform_int_distribution<std::int64_t> dn(1, 34), dk(1, 1400), dm(1, 300);
+  for (int rep = 0; rep < 16; ++rep) {
+    const std::int64_t n = dn(rng), k = rep == 0 ? 20000 : dk(rng), m = rep == 0 ? 5 : dm(rng), rb = rep % 3 ? 128 : 1;
+    const DType t = rep % 2 ? DType::F8_E4M3FNUZ : DType::F8_E4M3FN;
+    const auto [q, sf] = random_fp8(rng, t, m, k, rb);
+    const MatD Aw = random_a(rng, n, k);
+    const Naive want = naive_of(Aw, k, dequantize_blockscaled(q, sf, rb));
+    for (SimdLevel level : simd_levels_available()) {
+      MatD Cw = MatD::Constant(n, m + 2, 7.0);
+      const std::string what = fmt::format("fp8 {} {} n={} k={} m={} row_block={}", simd_level_name(level), dtype_name(t), n, k, m, rb);
+      product_nt_smallrow_blockscaled(Aw.leftCols(k), q, sf, rb, Cw.leftCols(m), level);
+      expect_product(Cw, want, k, what);
+      for (Eigen::Index i = 0; i < n; ++i) ASSERT_TRUE(Cw(i, m) == 7.0 && Cw(i, m + 1) == 7.0) << what;
+    }
+  }
+}
+
+TEST(GemmSmallRow, BlockScaledFp8WithNanCodesTakesTheTableAtEveryLevel) {
+  auto rng = test::rng_for_current_test();
+  for (DType t : {DType::F8_E4M3FN, DType::F8_E4M3FNUZ})
+    for (SimdLevel level : simd_levels_available()) {
+      const std::int64_t n = 5, k = 300, m = 7;
+      auto [q, sf] = random_fp8(rng, t, m, k, 128);
+      const MatD A = random_a(rng, n, k).leftCols(k);
+      const Naive want = naive_of(A, k, dequantize_blockscaled(q, sf, 128));  // before the NaN codes
+      const std::uint32_t nan = t == DType::F8_E4M3FN ? 0x7F : 0x80;
+      q.set_code({1, 5}, nan);    // in the vector loop
+      q.set_code({3, 299}, nan);  // in the k tail
+      MatD C(n, m);
+      product_nt_smallrow_blockscaled(A, q, sf, 128, C, level);
+      const std::string what = fmt::format("{} {}", simd_level_name(level), dtype_name(t));
+      for (std::int64_t i = 0; i < n; ++i)
+        for (std::int64_t j = 0; j < m; ++j) {
+          if (j == 1 || j == 3) {
+            EXPECT_TRUE(std::isnan(C(i, j))) << what << " C(" << i << ", " << j << ")";
+          } else {
+            ASSERT_LE(std::fabs(C(i, j) - want.sum(i, j)), (k + 2) * std::ldexp(1.0, -52) * want.mag(i, j)) << what;
+          }
+        }
+    }
 }
 
 TEST(GemmSmallRow, InfAndNanPropagate) {
