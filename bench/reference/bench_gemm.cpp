@@ -1,14 +1,19 @@
 // Throughput of the float64 GEMM-shaped references (skinny_gemm, fp8_gemm_blockscaled, fp8_einsum,
 // indexer_logits, indexer_logits_paged, sparse_mla_prefill) at DSV4 shapes, against the box's measured
 // float64 peak: a large dgemm in the BLAS the references use (OpenBLAS, all OpenMP threads, measured in
-// the same run), next to a bare Eigen dgemm (this build's ISA) and the nominal FMA peak of the CPU flags.
-// Not a test: prints a table. Usage: bench_gemm [--quick] [--op NAME] (NAME: run only that op, after the peak)
+// the same run), next to a bare Eigen dgemm (this build's ISA) and the nominal FMA peak of the CPU flags;
+// and the box's read bandwidth (a streaming read of 256 MiB on all threads), against which skinny_gemm
+// reports the bytes of b it reads per second (at N = 1 a GEMV, bounded by memory, not by FMAs).
+// Not a test: prints a table. Usage: bench_gemm [--quick] [--op NAME] [--crossover]
+// (NAME: run only that op, after the peak; --crossover: skinny_gemm's product through the small-row kernel
+// and through the panel-decoded dgemm at N = 1..128, K = 7168, the data behind kSmallRowMaxRows).
 #include <chrono>
 #include <cmath>
 #include <ctime>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 
@@ -17,6 +22,8 @@
 
 #include "reference/ops/common/attn_gen.hpp"
 #include "reference/ops/common/blas_gemm.hpp"
+#include "reference/ops/common/gemm_panels.hpp"
+#include "reference/ops/common/gemm_smallrow.hpp"
 #include "reference/registry/registry.hpp"
 
 namespace {
@@ -25,6 +32,7 @@ using Clock = std::chrono::steady_clock;
 
 double g_last_cpu = 0;
 double g_peak = 0, g_peak_cpu = 0;  // the measured dgemm peak: GFLOP/s and GFLOP per CPU-second
+double g_read_bw = 0, g_read_bw_cpu = 0;  // the measured read bandwidth: bytes/s and bytes per CPU-second
 std::string g_only;  // --op: the one op to run ("" = all)
 bool wanted(const char* op) { return g_only.empty() || g_only == op; }  // process CPU seconds of the best run (all threads), robust to a shared machine
 
@@ -67,37 +75,81 @@ int simd_doubles() {
   return 2;
 }
 
+// A streaming read of 256 MiB (8x a 32 MiB L3) split over the OpenMP threads, best of reps: sets the
+// read bandwidth in bytes/s and bytes per CPU-second. Four sums per thread keep it bound by memory, not
+// by the add chain; the buffer is written first by the same threads (first touch), outside the timing.
+void measure_read_bandwidth(int reps) {
+  const std::size_t n = (std::size_t{256} << 20) / sizeof(std::uint64_t);
+  std::unique_ptr<std::uint64_t[]> buf(new std::uint64_t[n]);
+#pragma omp parallel for schedule(static)
+  for (std::size_t i = 0; i < n; ++i) buf[i] = i;
+  volatile std::uint64_t sink = 0;
+  const double s = best_seconds(reps, [&] {
+    std::uint64_t sum = 0;
+#pragma omp parallel for schedule(static) reduction(+ : sum)
+    for (std::size_t i = 0; i < n; i += 4) sum += (buf[i] + buf[i + 1]) ^ (buf[i + 2] + buf[i + 3]);
+    sink = sum;
+  });
+  (void)sink;
+  g_read_bw = static_cast<double>(n * sizeof(std::uint64_t)) / s;
+  g_read_bw_cpu = static_cast<double>(n * sizeof(std::uint64_t)) / g_last_cpu;
+}
+
 // One table row: wall time, GFLOP/s against the peak, and GFLOP per CPU-second against the peak's (the
 // steadier ratio on a shared box: it does not count the cores other jobs took), plus an optional rate.
 void print_row(const char* name, const std::string& shape, double flops, double s, const char* unit = nullptr,
-               double units = 0) {
+               double units = 0, double bytes = 0) {
   const double gf = flops / s * 1e-9, gf_cpu = flops / g_last_cpu * 1e-9;
   std::printf("%-22s %-70s %8.3f s %7.2f GFLOP/s (%5.1f%% of peak) %7.2f GFLOP/cpu-s (%5.1f%% of peak's)", name,
               shape.c_str(), s, gf, 100.0 * gf / g_peak, gf_cpu, 100.0 * gf_cpu / g_peak_cpu);
   if (unit) std::printf("  %.3g %s/s", units / s, unit);
+  if (bytes > 0)
+    std::printf("  b read at %.2f GB/s (%5.1f%% of read bandwidth), %.2f GB/cpu-s (%5.1f%% of its)", bytes / s * 1e-9,
+                100.0 * bytes / s / g_read_bw, bytes / g_last_cpu * 1e-9, 100.0 * bytes / g_last_cpu / g_read_bw_cpu);
   std::printf("\n");
 }
 
 void bench_op(const char* name, const dsv4::Json& shape, double flops, int reps, double peak, const char* unit = nullptr,
-              double units = 0) {
+              double units = 0, double bytes = 0) {
   if (!wanted(name)) return;
   std::mt19937_64 rng(1234);
   const auto& d = dsv4::Registry::instance().get(name);
   const dsv4::OpCase c = d.generate(rng, shape);
   const double s = best_seconds(reps, [&] { (void)dsv4::run_reference(name, c); });
   (void)peak;
-  print_row(name, shape.dump(), flops, s, unit, units);
+  print_row(name, shape.dump(), flops, s, unit, units, bytes);
+}
+
+// skinny_gemm's product alone (A decoded, b bf16 [M, K] in place) through both paths, per N.
+void crossover(int reps) {
+  const std::int64_t K = 7168, M = 4096;
+  std::mt19937_64 rng(5);
+  const auto& d = dsv4::Registry::instance().get("skinny_gemm");
+  const dsv4::OpCase c = d.generate(rng, dsv4::Json{{"N", 128}, {"K", K}, {"M", M}, {"dtype", "bf16"}});
+  const dsv4::gemm::MatD A128 = dsv4::gemm::to_matrix(c.in("a"));
+  const dsv4::Tensor& b = c.in("b");
+  for (std::int64_t n : {1, 2, 4, 8, 16, 24, 32, 48, 64, 80, 96, 128}) {
+    const dsv4::gemm::MatD A = A128.topRows(n);
+    dsv4::gemm::MatD C(n, M);
+    const std::string shape = "N=" + std::to_string(n) + ",K=7168,M=4096";
+    const double flops = 2.0 * n * K * M, bytes = 2.0 * K * M;
+    const double s1 = best_seconds(reps, [&] { dsv4::gemm::product_nt_smallrow(A, b, C); });
+    print_row("product smallrow", shape, flops, s1, nullptr, 0, bytes);
+    const double s2 = best_seconds(reps, [&] { dsv4::gemm::product_nt_panels(A, M, dsv4::gemm::tensor_rows(b), C); });
+    print_row("product panels+dgemm", shape, flops, s2, nullptr, 0, bytes);
+  }
 }
 
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
+  bool quick = false, cross = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
+    else if (std::strcmp(argv[i], "--crossover") == 0) cross = true;
     else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) g_only = argv[++i];
     else {
-      std::fprintf(stderr, "bench_gemm: unknown argument '%s' (usage: bench_gemm [--quick] [--op NAME])\n", argv[i]);
+      std::fprintf(stderr, "bench_gemm: unknown argument '%s' (usage: bench_gemm [--quick] [--op NAME] [--crossover])\n", argv[i]);
       return 2;
     }
   }
@@ -120,16 +172,24 @@ int main(int argc, char** argv) {
   }
   std::printf("threads %d, %.0f MHz; nominal FMA peak of the CPU flags (%d doubles/SIMD): %.1f GFLOP/s\n", threads, mhz,
               lanes, nominal);
-  std::printf("%s\n", dsv4::gemm::blas_description().c_str());
+  std::printf("%s; small-row kernel: %s\n", dsv4::gemm::blas_description().c_str(),
+              dsv4::gemm::simd_level_name(dsv4::gemm::best_simd_level()));
   std::printf("measured peak: dgemm %dx%d through reference/ops/common/blas_gemm: %.2f GFLOP/s (%.0f%% of nominal), "
               "%.2f GFLOP/cpu-s; bare Eigen dgemm (this build's ISA, %d doubles/SIMD): %.2f GFLOP/s\n",
               n, n, peak, 100 * peak / nominal, g_peak_cpu, build_simd_doubles(), eigen_peak);
   const int reps = quick ? 1 : 3;
+  measure_read_bandwidth(5);
+  std::printf("measured read bandwidth: %.2f GB/s, %.2f GB/cpu-s (256 MiB, %d threads, best of 5)\n", g_read_bw * 1e-9,
+              g_read_bw_cpu * 1e-9, threads);
+  if (cross) {
+    crossover(reps);
+    return 0;
+  }
   using dsv4::Json;
   const std::int64_t sk = 7168, sm = quick ? 1024 : 4096;
-  for (std::int64_t sn : {1, 16, 64, 128})
+  for (std::int64_t sn : {1, 16, 32, 64, 128})
     bench_op("skinny_gemm", Json{{"N", sn}, {"K", sk}, {"M", sm}, {"dtype", "bf16"}, {"bias", "m"}},
-             2.0 * sn * sk * sm, reps, peak);
+             2.0 * sn * sk * sm, reps, peak, nullptr, 0, 2.0 * sk * sm);
   const double fm = 64, fk = 7168, fn = quick ? 512 : 2048;
   bench_op("fp8_gemm_blockscaled", Json{{"M", std::int64_t(fm)}, {"N", std::int64_t(fn)}, {"K", std::int64_t(fk)}, {"scale", "packed_ue8m0"}}, 2 * fm * fn * fk, reps, peak);
   const double eb = quick ? 16 : 64, eh = 8, er = quick ? 1024 : 4096, ed = quick ? 256 : 1024;

@@ -64,7 +64,7 @@ void attend_rows(const double* q, int h, int d_qk, const double* k, std::int64_t
     if (m == -kInf) {
       l = 0;
     } else {
-      for (std::int64_t j = 0; j < n; ++j) l += std::exp(s[j] - m);  // m = +inf gives NaN, as the math does
+      for (std::int64_t j = 0; j < n; ++j) l += (s[j] = std::exp(s[j] - m));  // m = +inf gives NaN, as the math does
     }
     if (l == 0) {  // every logit -inf: the kernels' rL == 0 epilogue
       lonely[i] = 1;
@@ -77,12 +77,14 @@ void attend_rows(const double* q, int h, int d_qk, const double* k, std::int64_t
     max_logits[i] = m;
     lse[i] = lse_i;
     const double lse_o = o.sink ? logaddexp(lse_i, static_cast<double>(o.sink[i])) : lse_i;
+    // s holds exp(P - m), each exponential taken once; the probabilities are exp(P - m) · exp(m - lse_o)
+    // (float64: a rounding or two from exp(P - lse_o), not budgeted by the error model), and with
+    // p_rounding = bf16 the unnormalised exp(P - m) is rounded first, the normaliser exact.
+    const double f = std::exp(m - lse_o);
     if (!o.p_bf16) {
-      for (std::int64_t j = 0; j < n; ++j) s[j] = std::exp(s[j] - lse_o);
+      for (std::int64_t j = 0; j < n; ++j) s[j] *= f;
     } else {
-      // bf16(exp(P - m)) * (exp(m) / exp(lse_o)): the unnormalised P rounded, normaliser exact.
-      const double f = std::exp(m - lse_o);
-      for (std::int64_t j = 0; j < n; ++j) s[j] = round_to_bf16(std::exp(s[j] - m)) * f;
+      for (std::int64_t j = 0; j < n; ++j) s[j] = round_to_bf16(s[j]) * f;
     }
   }
   gemm::product_nn(S, K.leftCols(d_v), O);

@@ -1,4 +1,4 @@
-// fp8_einsum float64 reference; see fp8_einsum.hpp. One panel product per head.
+// fp8_einsum float64 reference; see fp8_einsum.hpp. One product per head.
 #include "reference/ops/fp8_einsum/fp8_einsum.hpp"
 
 #include <fmt/format.h>
@@ -7,6 +7,7 @@
 #include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
+#include "reference/ops/common/gemm_smallrow.hpp"
 #include "reference/ops/common/gemm_store.hpp"
 
 namespace dsv4::ops {
@@ -51,13 +52,16 @@ Outputs fp8_einsum_reference(const OpCase& c) {
   }
   Tensor d = Tensor::empty(dt, {B, H, D});
   // Enough heads to share out: heads over the threads (one barrier in all); few heads: heads in turn, each
-  // head's panels over the threads (product_nt_panels runs serially inside a parallel region).
+  // head's rows of w over the threads (the products run serially inside a parallel region).
 #pragma omp parallel for schedule(dynamic, 1) if (H >= 2 * omp_get_max_threads())
   for (std::int64_t h = 0; h < H; ++h) {
     const gemm::MatD X = gemm::dequantize_blockscaled(x.select(1, h), x_sf.select(1, h), 1);
     const Tensor w_h = w.select(0, h), w_sf_h = w_sf.select(0, h);
     gemm::MatD Y(B, D);
-    gemm::product_nt_panels(X, D, gemm::blockscaled_rows(w_h, w_sf_h, w_row_block), Y);
+    if (B <= gemm::kSmallRowMaxRows && gemm::smallrow_fp8_operand(w_h))
+      gemm::product_nt_smallrow_blockscaled(X, w_h, w_sf_h, w_row_block, Y);
+    else
+      gemm::product_nt_panels(X, D, gemm::blockscaled_rows(w_h, w_sf_h, w_row_block), Y);
     if (c.has("c")) Y += gemm::to_matrix(c.in("c").select(1, h));
     gemm::store_matrix(Y, d.select(1, h));
   }

@@ -6,6 +6,7 @@
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/gemm_blockscaled.hpp"
+#include "reference/ops/common/gemm_smallrow.hpp"
 #include "reference/ops/common/gemm_store.hpp"
 
 namespace dsv4::ops {
@@ -41,7 +42,10 @@ Outputs fp8_gemm_blockscaled_reference(const OpCase& c) {
   }
   const gemm::MatD X = gemm::dequantize_blockscaled(x, x_sf, 1);
   gemm::MatD D(M, N);
-  gemm::product_nt_panels(X, N, gemm::blockscaled_rows(w, w_sf, w_row_block), D);  // w dequantized per panel
+  if (M <= gemm::kSmallRowMaxRows && gemm::smallrow_fp8_operand(w))
+    gemm::product_nt_smallrow_blockscaled(X, w, w_sf, w_row_block, D);  // w decoded and scaled in registers
+  else
+    gemm::product_nt_panels(X, N, gemm::blockscaled_rows(w, w_sf, w_row_block), D);  // w dequantized per panel
   if (c.has("c")) D += gemm::to_matrix(c.in("c"));
   Tensor d = Tensor::empty(dt, {M, N});
   gemm::store_matrix(D, d);

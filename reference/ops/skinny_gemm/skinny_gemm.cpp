@@ -8,6 +8,7 @@
 #include "reference/ops/common/checks.hpp"
 #include "reference/ops/common/blas_gemm.hpp"
 #include "reference/ops/common/gemm_panels.hpp"
+#include "reference/ops/common/gemm_smallrow.hpp"
 #include "reference/ops/common/gemm_store.hpp"
 
 namespace dsv4::ops {
@@ -77,7 +78,10 @@ Outputs skinny_gemm_reference(const OpCase& c) {
   const std::int64_t N = a.size(0), M = b.size(0);
   const gemm::MatD A = gemm::to_matrix(a);
   gemm::MatD Y(N, M);
-  gemm::product_nt_panels(A, M, gemm::tensor_rows(b), Y);  // b decoded panel by panel, never whole
+  if (N <= gemm::kSmallRowMaxRows && gemm::smallrow_operand(b))
+    gemm::product_nt_smallrow(A, b, Y);  // b decoded inside the FMA loop, read once
+  else
+    gemm::product_nt_panels(A, M, gemm::tensor_rows(b), Y);  // b decoded panel by panel, never whole
   if (c.has("bias")) {
     const Tensor& bias = c.in("bias");
     const gemm::MatD bm = gemm::to_matrix(
