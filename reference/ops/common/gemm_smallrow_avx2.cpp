@@ -18,6 +18,7 @@ struct Avx2 {
   using vec = __m256d;
   static constexpr int kLanes = 4;
   static constexpr int kMaxNr = 4;
+  static constexpr int kMaxMr = 4;
   static constexpr int mr_for(int nr) { return nr > 2 ? 3 : 4; }
   DSV4_SMALLROW_TARGET static vec zero() { return _mm256_setzero_pd(); }
   DSV4_SMALLROW_TARGET static vec load_a(const double* p) { return _mm256_loadu_pd(p); }

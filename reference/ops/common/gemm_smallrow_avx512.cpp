@@ -1,7 +1,9 @@
 // The small-row kernel on AVX-512 (gemm_smallrow_tile.hpp with 8 doubles a vector): B's 8 codes a step
 // widened to float32 (bf16: a 16-bit shift; fp16: vcvtph2ps), then to float64, both exact; fp8 codes
-// gathered from the table of their exact values, then scaled. Tiles of up
-// to 3 B rows x 8 A rows: 24 accumulators, 3 decoded B vectors, A read by the FMAs (32 registers).
+// gathered from the table of their exact values, then scaled. Tiles of 3 B rows x 5..8 A rows (24
+// accumulators, 3 decoded B vectors, A read by the FMAs: 32 registers), 6 x 3..4, and 8 x 1..2: with
+// one or two rows of A, more rows of B per tile keep more loads in flight and amortise A's (a GEMV is
+// bound by B's bytes: bench/reference/RESULTS_reference_cpu.md).
 // Only called when the CPU has AVX-512F, AVX2, FMA and F16C (gemm_smallrow.cpp checks at run time).
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -16,7 +18,8 @@ struct Avx512 {
   using vec = __m512d;
   static constexpr int kLanes = 8;
   static constexpr int kMaxNr = 8;
-  static constexpr int mr_for(int nr) { return nr > 4 ? 3 : 4; }
+  static constexpr int kMaxMr = 8;
+  static constexpr int mr_for(int nr) { return nr <= 2 ? 8 : nr <= 4 ? 6 : 3; }
   DSV4_SMALLROW_TARGET static vec zero() { return _mm512_setzero_pd(); }
   DSV4_SMALLROW_TARGET static vec load_a(const double* p) { return _mm512_loadu_pd(p); }
   // The mask/maskz forms (all lanes kept) are the plain instructions; GCC 12's unmasked intrinsics trip

@@ -11,6 +11,7 @@ struct Portable {
   using vec = double;
   static constexpr int kLanes = 1;
   static constexpr int kMaxNr = 4;
+  static constexpr int kMaxMr = 4;
   static constexpr int mr_for(int) { return 4; }
   static vec zero() { return 0.0; }
   static vec load_a(const double* p) { return *p; }

@@ -4,7 +4,7 @@
 // A tile is MR rows of B x NR rows of A: per step of V::kLanes along k, MR decoded B vectors and NR A
 // vectors give MR·NR FMAs into MR·NR vector accumulators, each summed across its lanes at the end of
 // the k chunk; k's tail (< kLanes) is summed in scalar. Every B code is decoded once per tile of A rows
-// and never stored. V provides: vec, kLanes, kMaxNr, mr_for(nr) (<= kMaxMr), zero, load_a,
+// and never stored. V provides: vec, kLanes, kMaxNr, kMaxMr, mr_for(nr) (<= kMaxMr, never rising with nr), zero, load_a,
 // load_b<kind>(codes, job), set1, mul, fma, hsum. fp8 codes are scaled per 128 columns of k after the
 // decode (exact: a 4-bit significand times a float32 or power-of-two scale fits a double). Everything here sits in an anonymous namespace, so each ISA's file
 // compiles its own copy (internal linkage: no copy can stand in for another's at link time).
@@ -23,8 +23,6 @@
 
 namespace dsv4::gemm::smallrow {
 namespace {
-
-inline constexpr int kMaxMr = 4;
 
 // B's code type for each kind.
 template <BKind K>
@@ -100,11 +98,17 @@ DSV4_SMALLROW_TARGET void tile(const Job& j, std::int64_t m0, std::int64_t n0, s
 
 using TileFn = void (*)(const Job&, std::int64_t, std::int64_t, std::int64_t, std::int64_t);
 template <class V, BKind K>
-using TileTable = std::array<std::array<TileFn, V::kMaxNr>, kMaxMr>;
+using TileTable = std::array<std::array<TileFn, V::kMaxNr>, V::kMaxMr>;
 
+// Only the tiles run_tiles can call, MR <= mr_for(NR) (the others stay null: fewer instantiations).
+template <class V, BKind K, int MR, int NR>
+constexpr TileFn tile_or_null() {
+  if constexpr (MR <= V::mr_for(NR)) return &tile<V, K, MR, NR>;
+  else return nullptr;
+}
 template <class V, BKind K, int MR, int... NR>
 constexpr std::array<TileFn, V::kMaxNr> tile_row(std::integer_sequence<int, NR...>) {
-  return {{&tile<V, K, MR, NR + 1>...}};
+  return {{tile_or_null<V, K, MR, NR + 1>()...}};
 }
 template <class V, BKind K, int... MR>
 constexpr TileTable<V, K> tile_table(std::integer_sequence<int, MR...>) {
@@ -112,10 +116,11 @@ constexpr TileTable<V, K> tile_table(std::integer_sequence<int, MR...>) {
 }
 
 // The whole job: k chunk by chunk; per chunk, B's rows MR at a time, A's rows NR at a time (MR fixed by
-// the widest tile, remainders of m and n through the smaller tiles).
+// the widest tile, remainders of m and n through the smaller tiles). Every call has mr <= mr_full =
+// mr_for(widest nr) <= mr_for(nr), as mr_for never rises with nr, so no null tile is ever called.
 template <class V, BKind K>
 void run_tiles(const Job& j) {
-  static constexpr TileTable<V, K> table = tile_table<V, K>(std::make_integer_sequence<int, kMaxMr>{});
+  static constexpr TileTable<V, K> table = tile_table<V, K>(std::make_integer_sequence<int, V::kMaxMr>{});
   if (j.n <= 0 || j.m <= 0) return;
   if (j.k <= 0) {  // an empty sum
     for (std::int64_t i = 0; i < j.n; ++i)
