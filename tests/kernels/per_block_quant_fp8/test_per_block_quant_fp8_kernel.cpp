@@ -13,6 +13,7 @@
 
 #include "kernels/per_block_quant_fp8/per_block_quant_fp8.hpp"
 #include "tests/kernels/per_block_quant_fp8/arch_case.hpp"
+#include "tests/kernels/quant_kernel_checks.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;
@@ -25,20 +26,11 @@ constexpr const char* kOp = "per_block_quant_fp8";
 
 class BlockQuantKernel : public KernelTest {};
 
-OpCase block_case(Tensor w, Json attrs) {
-  OpCase c;
-  c.inputs["w"] = std::move(w);
-  c.attrs = std::move(attrs);
-  return c;
-}
+OpCase block_case(Tensor w, Json attrs) { return one_input_case("w", std::move(w), std::move(attrs)); }
 
-void expect_pass(const Checked& r, const std::string& what) {
-  EXPECT_TRUE(r.verdict.pass) << what << ": " << r.summary();
-  EXPECT_TRUE(r.run.plan.value("scale_padding_rows_zero", false)) << what << ": scale padding rows not zero";
-}
+void expect_pass(const Checked& r, const std::string& what) { expect_quant_pass(r, what); }
 
-const char* const kRecipes[] = {"plain-fp32", "dsv4-act", "v3-triton", "vllm-v4-invrope",
-                                "vllm-v4-kv", "dg-ceil",  "tk-ceil",   "flashmla-kv-test"};
+const auto& kRecipes = kQuantRecipes;
 
 // [N, K] fp32 with tiles of edge `gs` holding special contents by tile index (row-major over tiles), ordinary
 // random data elsewhere: 0 all-equal, 1 all-zero, 2 below the amax floors, 3 huge (near fp32 max), 4 one NaN,

@@ -13,6 +13,7 @@
 
 #include "kernels/quant_fp8/quant_plan.hpp"
 #include "tests/kernels/kernel_case.hpp"
+#include "tests/kernels/quant_kernel_checks.hpp"
 #include "tests/support/seed.hpp"
 
 using namespace dsv4;
@@ -25,20 +26,11 @@ constexpr const char* kOp = "per_token_group_quant_fp8";
 
 class QuantKernel : public KernelTest {};
 
-OpCase quant_case(Tensor x, Json attrs) {
-  OpCase c;
-  c.inputs["x"] = std::move(x);
-  c.attrs = std::move(attrs);
-  return c;
-}
+OpCase quant_case(Tensor x, Json attrs) { return one_input_case("x", std::move(x), std::move(attrs)); }
 
-void expect_pass(const Checked& r, const std::string& what) {
-  EXPECT_TRUE(r.verdict.pass) << what << ": " << r.summary();
-  EXPECT_TRUE(r.run.plan.value("scale_padding_rows_zero", false)) << what << ": scale padding rows not zero";
-}
+void expect_pass(const Checked& r, const std::string& what) { expect_quant_pass(r, what); }
 
-const char* const kRecipes[] = {"plain-fp32", "dsv4-act", "v3-triton", "vllm-v4-invrope",
-                                "vllm-v4-kv", "dg-ceil",  "tk-ceil",   "flashmla-kv-test"};
+const auto& kRecipes = kQuantRecipes;
 
 }  // namespace
 
