@@ -5,9 +5,10 @@
 // and the box's read bandwidth (a streaming read of 256 MiB on all threads), against which skinny_gemm
 // reports the bytes of b it reads per second and its share of the roofline, min(peak, flops per byte x
 // bandwidth): at N = 1 a GEMV, 1 flop per byte of b, bounded by memory, not by FMAs.
-// Not a test: prints a table. Usage: bench_gemm [--quick] [--op NAME] [--crossover]
+// Not a test: prints a table. Usage: bench_gemm [--quick] [--op NAME] [--crossover [--level L]]
 // (NAME: run only that op, after the peak; --crossover: skinny_gemm's product through the small-row kernel
-// and through the panel-decoded dgemm at N = 1..128, K = 7168, the data behind kSmallRowMaxRows).
+// and through the panel-decoded dgemm at N = 1..128, K = 7168, the data behind kSmallRowMaxRows; --level:
+// the small-row kernel of that SIMD level, portable/avx2/avx512, instead of the CPU's best).
 #include <algorithm>
 #include <chrono>
 #include <cmath>
@@ -35,6 +36,7 @@ using Clock = std::chrono::steady_clock;
 double g_last_cpu = 0;
 double g_peak = 0, g_peak_cpu = 0;  // the measured dgemm peak: GFLOP/s and GFLOP per CPU-second
 double g_read_bw = 0, g_read_bw_cpu = 0;  // the measured read bandwidth: bytes/s and bytes per CPU-second
+dsv4::gemm::SimdLevel g_level = dsv4::gemm::best_simd_level();  // --level: the small-row kernel of --crossover
 std::string g_only;  // --op: the one op to run ("" = all)
 bool wanted(const char* op) { return g_only.empty() || g_only == op; }  // process CPU seconds of the best run (all threads), robust to a shared machine
 
@@ -143,7 +145,7 @@ void crossover(int reps) {
     dsv4::gemm::MatD C(n, M);
     const std::string shape = "N=" + std::to_string(n) + ",K=7168,M=4096";
     const double flops = 2.0 * n * K * M, bytes = 2.0 * K * M;
-    const double s1 = best_seconds(reps, [&] { dsv4::gemm::product_nt_smallrow(A, b, C); });
+    const double s1 = best_seconds(reps, [&] { dsv4::gemm::product_nt_smallrow(A, b, C, g_level); });
     print_row("product smallrow", shape, flops, s1, nullptr, 0, bytes);
     const double s2 = best_seconds(reps, [&] { dsv4::gemm::product_nt_panels(A, M, dsv4::gemm::tensor_rows(b), C); });
     print_row("product panels+dgemm", shape, flops, s2, nullptr, 0, bytes);
@@ -158,8 +160,18 @@ int main(int argc, char** argv) {
     if (std::strcmp(argv[i], "--quick") == 0) quick = true;
     else if (std::strcmp(argv[i], "--crossover") == 0) cross = true;
     else if (std::strcmp(argv[i], "--op") == 0 && i + 1 < argc) g_only = argv[++i];
+    else if (std::strcmp(argv[i], "--level") == 0 && i + 1 < argc) {
+      const std::string want = argv[++i];
+      bool found = false;
+      for (const auto l : dsv4::gemm::simd_levels_available())
+        if (want == dsv4::gemm::simd_level_name(l)) g_level = l, found = true;
+      if (!found) {
+        std::fprintf(stderr, "bench_gemm: --level %s is not a SIMD level this CPU runs (portable, avx2, avx512)\n", want.c_str());
+        return 2;
+      }
+    }
     else {
-      std::fprintf(stderr, "bench_gemm: unknown argument '%s' (usage: bench_gemm [--quick] [--op NAME] [--crossover])\n", argv[i]);
+      std::fprintf(stderr, "bench_gemm: unknown argument '%s' (usage: bench_gemm [--quick] [--op NAME] [--crossover [--level L]])\n", argv[i]);
       return 2;
     }
   }
@@ -183,7 +195,7 @@ int main(int argc, char** argv) {
   std::printf("threads %d, %.0f MHz; nominal FMA peak of the CPU flags (%d doubles/SIMD): %.1f GFLOP/s\n", threads, mhz,
               lanes, nominal);
   std::printf("%s; small-row kernel: %s\n", dsv4::gemm::blas_description().c_str(),
-              dsv4::gemm::simd_level_name(dsv4::gemm::best_simd_level()));
+              dsv4::gemm::simd_level_name(g_level));
   std::printf("measured peak: dgemm %dx%d through reference/ops/common/blas_gemm: %.2f GFLOP/s (%.0f%% of nominal), "
               "%.2f GFLOP/cpu-s; bare Eigen dgemm (this build's ISA, %d doubles/SIMD): %.2f GFLOP/s\n",
               n, n, peak, 100 * peak / nominal, g_peak_cpu, build_simd_doubles(), eigen_peak);

@@ -1,7 +1,8 @@
 // The small-row kernel on AVX2 + FMA (gemm_smallrow_tile.hpp with 4 doubles a vector): B's 4 codes a
 // step widened to float32 (bf16: a 16-bit shift; fp16: vcvtph2ps), then to float64, both exact; fp8
 // codes gathered from the table of their exact values, then scaled. Tiles
-// of up to 3 B rows x 4 A rows: 12 accumulators, 3 decoded B vectors, A read by the FMAs (16 registers).
+// of 3 B rows x 3..4 A rows (12 accumulators, 3 decoded B vectors, A read by the FMAs: 16 registers), 4 x 2,
+// and 8 x 1 (a GEMV: more rows of B in flight; bench/reference/RESULTS_reference_cpu.md).
 // Only called when the CPU has AVX2, FMA and F16C (gemm_smallrow.cpp checks at run time).
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -18,8 +19,8 @@ struct Avx2 {
   using vec = __m256d;
   static constexpr int kLanes = 4;
   static constexpr int kMaxNr = 4;
-  static constexpr int kMaxMr = 4;
-  static constexpr int mr_for(int nr) { return nr > 2 ? 3 : 4; }
+  static constexpr int kMaxMr = 8;
+  static constexpr int mr_for(int nr) { return nr == 1 ? 8 : nr > 2 ? 3 : 4; }
   DSV4_SMALLROW_TARGET static vec zero() { return _mm256_setzero_pd(); }
   DSV4_SMALLROW_TARGET static vec load_a(const double* p) { return _mm256_loadu_pd(p); }
   template <BKind K>
