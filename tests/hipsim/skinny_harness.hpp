@@ -6,10 +6,9 @@
 #include <cmath>
 #include <cstdio>
 #include <cstdlib>
-#include <random>
 #include <vector>
 
-#include "reference/registry/registry.hpp"
+#include "tests/hipsim/skinny_case.hpp"
 
 #include "tests/hipsim/hip_check.hpp"
 
@@ -25,19 +24,15 @@ int main(int argc, char** argv) {
     return 2;
   }
   std::printf("skinny_splitk N=%d K=%d M=%d seed=%llu\n", N, K, M, seed);
-  const dsv4::OpDescriptor& op = dsv4::Registry::instance().get("skinny_gemm");
-  std::mt19937_64 rng(seed);
-  const dsv4::OpCase c = op.generate(rng, dsv4::Json{{"N", N}, {"K", K}, {"M", M}, {"dtype", "bf16"}, {"bias", "m"}});
-  const dsv4::Outputs ref = dsv4::run_reference("skinny_gemm", c);
-  const auto bound = op.error_bound(c, ref).at("out");
+  const dsv4::hipsim_test::SkinnyCase c = dsv4::hipsim_test::make_skinny_case(N, K, M, "bf16", "m", seed);
 
-  auto upload = [](const dsv4::Tensor& t, __hip_bfloat16** d) {
-    const std::size_t bytes = std::size_t(t.numel()) * 2;
+  auto upload = [](const std::vector<std::uint16_t>& t, __hip_bfloat16** d) {
+    const std::size_t bytes = t.size() * 2;
     if (hipMalloc(d, bytes) != hipSuccess) return false;
     return hipMemcpy(*d, t.data(), bytes, hipMemcpyHostToDevice) == hipSuccess;
   };
   __hip_bfloat16 *a, *b, *bias, *out;
-  if (!upload(c.in("a"), &a) || !upload(c.in("b"), &b) || !upload(c.in("bias"), &bias)) return 3;
+  if (!upload(c.a, &a) || !upload(c.b, &b) || !upload(c.bias, &bias)) return 3;
   HIPSIM_CHECK(hipMalloc(&out, std::size_t(N) * M * 2));
   HIPSIM_CHECK(hipMemset(out, 0xFF, std::size_t(N) * M * 2));  // poison: bf16 NaN
 
@@ -52,7 +47,7 @@ int main(int argc, char** argv) {
   for (int n = 0; n < N; ++n)
     for (int m = 0; m < M; ++m) {
       const float got = float(__ushort_as_bfloat16(host[std::size_t(n) * M + m]));
-      const double want = ref.at("out").get({n, m}), tol = bound.get({n, m});
+      const double want = c.want[std::size_t(n) * M + m], tol = c.tol[std::size_t(n) * M + m];
       if (!(std::fabs(double(got) - want) <= tol)) {
         if (bad < 8) std::printf("mismatch out[%d,%d] = %.8g, reference %.8g, bound %.3g\n", n, m, got, want, tol);
         ++bad;

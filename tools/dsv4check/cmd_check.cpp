@@ -96,7 +96,7 @@ int run_check(const std::string& only, const KernelCheckOptions& ko) {
 }
 
 const Registrar reg{"check", "Self-check of the suite: formats (decode, round trip, hand tables) and other registered checks",
-                    [](CLI::App& sub) -> Action {
+                    [](dsv4::cli::Args& sub) -> Action {
                       auto only = std::make_shared<std::string>();
                       auto ko = std::make_shared<KernelCheckOptions>();
                       sub.add_option("--only", *only, "Run only this check group (formats, kernels)");

@@ -253,14 +253,14 @@ int run_bench(const Options& o) {
   return 0;
 }
 
-const Registrar reg{"formats", "Inspect and convert low-precision number formats (see docs/formats.md)", [](CLI::App& sub) -> Action {
+const Registrar reg{"formats", "Inspect and convert low-precision number formats (see docs/formats.md)", [](dsv4::cli::Args& sub) -> Action {
   auto o = std::make_shared<Options>();
   sub.require_subcommand(1);
-  CLI::App* show = sub.add_subcommand("show", "Value and class of one code: formats show e4m3fnuz 0x7f");
+  dsv4::cli::Args* show = sub.add_subcommand("show", "Value and class of one code: formats show e4m3fnuz 0x7f");
   show->add_option("FORMAT", o->format_pos, "Format name")->required();
   show->add_option("CODE", o->value_pos, "Code (0x.. hex or decimal)")->required();
   show->add_option("--e8m0-decode", o->e8m0_decode, "e8m0-exact (default) or e8m0-shift23");
-  CLI::App* enc = sub.add_subcommand("encode", "Encode one value (FORMAT VALUE) or a float32 file (--format --in --out)");
+  dsv4::cli::Args* enc = sub.add_subcommand("encode", "Encode one value (FORMAT VALUE) or a float32 file (--format --in --out)");
   enc->add_option("FORMAT", o->format_pos, "Format name (single-value form)");
   enc->add_option("VALUE", o->value_pos, "Value: a number, inf, nan, or f32:<hex bits> (single-value form)");
   enc->add_option("--mode", o->mode, "Conversion mode (required; see `formats modes`)")->required();
@@ -268,14 +268,14 @@ const Registrar reg{"formats", "Inspect and convert low-precision number formats
   enc->add_option("--in", o->in, "float32 little-endian input file (bulk form)");
   enc->add_option("--out", o->out, "Output: one byte per code, two (little-endian) for bf16/fp16");
   enc->add_flag("--fp4x2", o->fp4x2, "e2m1fn: pack two codes per byte, element 0 in the low nibble");
-  CLI::App* dec = sub.add_subcommand("decode", "Decode a code file to float32 little-endian");
+  dsv4::cli::Args* dec = sub.add_subcommand("decode", "Decode a code file to float32 little-endian");
   dec->add_option("--format", o->format_opt, "Format name")->required();
   dec->add_option("--in", o->in, "Code file (one byte per code, two for bf16/fp16)")->required();
   dec->add_option("--out", o->out, "float32 little-endian output file")->required();
   dec->add_flag("--fp4x2", o->fp4x2, "e2m1fn: input packs two codes per byte, element 0 in the low nibble");
   dec->add_option("--e8m0-decode", o->e8m0_decode, "e8m0-exact (default) or e8m0-shift23");
-  CLI::App* modes = sub.add_subcommand("modes", "List format, mode and recipe names");
-  CLI::App* bench = sub.add_subcommand("bench", "Throughput of the fast encoders (values per second per core)");
+  dsv4::cli::Args* modes = sub.add_subcommand("modes", "List format, mode and recipe names");
+  dsv4::cli::Args* bench = sub.add_subcommand("bench", "Throughput of the fast encoders (values per second per core)");
   bench->add_option("--format", o->format_opt, "Format (default: a list of main format/mode pairs)");
   bench->add_option("--mode", o->mode, "Mode (with --format)");
   bench->add_option("--n", o->n, "Values per batch (default 2^24)");

@@ -52,7 +52,7 @@ struct FuzzArgs {
 
 cli::Registrar fuzz_cmd{
     "fuzz", "Fuzz campaign: kernel vs reference under the oracle, failures shrunk and saved as fixtures",
-    [](CLI::App& app) -> cli::Action {
+    [](dsv4::cli::Args& app) -> cli::Action {
       auto a = std::make_shared<FuzzArgs>();
       app.add_option("--op", a->op, "Op name or 'all'")->capture_default_str();
       app.add_option("--backend", a->backend, "Implementation under test: 'reference' or this build's backend (sim/cuda/hip)")
@@ -72,9 +72,9 @@ cli::Registrar fuzz_cmd{
       app.add_option("--prefetch", a->prefetch,
                      "Cases whose inputs and float64 references the worker prepares on a thread pool while a kernel "
                      "runs (0 = one case at a time; default: the number of hardware threads)");
-      CLI::App* merge = app.add_subcommand("merge", "Merge the folders of a sharded campaign into one summary");
+      dsv4::cli::Args* merge = app.add_subcommand("merge", "Merge the folders of a sharded campaign into one summary");
       merge->add_option("--out", a->merge_out, "Folder for the merged summary")->required();
-      merge->add_option("dirs", a->merge_dirs, "Campaign folders")->required()->check(CLI::ExistingDirectory);
+      merge->add_option("dirs", a->merge_dirs, "Campaign folders")->required()->check_existing_directory();
       app.require_subcommand(0, 1);
       return [a, merge]() -> int {
         if (merge->parsed()) {
@@ -135,7 +135,7 @@ cli::Registrar fuzz_cmd{
 
 cli::Registrar worker_cmd{
     "fuzz-worker", "(internal) runs fuzz cases read from stdin; started by `dsv4check fuzz`",
-    [](CLI::App& app) -> cli::Action {
+    [](dsv4::cli::Args& app) -> cli::Action {
       app.group("");  // hidden from --help
       auto o = std::make_shared<fuzz::ExecOptions>();
       app.add_option("--backend", o->under_test.backend);

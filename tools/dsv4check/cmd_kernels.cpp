@@ -185,7 +185,7 @@ int run(const Options& o) {
 
 dsv4::cli::Registrar reg{
     "kernels", "AMD code objects: LDS, VGPR/SGPR, scratch and occupancy of every kernel against the arch budget",
-    [](CLI::App& sub) -> dsv4::cli::Action {
+    [](dsv4::cli::Args& sub) -> dsv4::cli::Action {
       auto o = std::make_shared<Options>();
       sub.add_option("--arch", o->arch, "gfx90a, gfx942 or gfx950")->required();
       sub.add_option("--objects", o->objects,

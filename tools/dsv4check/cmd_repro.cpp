@@ -10,7 +10,7 @@ namespace {
 
 dsv4::cli::Registrar reg{
     "repro", "Generate a case for an op, run a kernel and the reference, judge it; optionally save a fixture",
-    [](CLI::App& sub) -> dsv4::cli::Action {
+    [](dsv4::cli::Args& sub) -> dsv4::cli::Action {
       struct Opts {
         dsv4::cli::ReproOptions r;
         std::string shape, attrs;

@@ -9,7 +9,7 @@ namespace {
 
 dsv4::cli::Registrar reg{
     "verify", "Verify fixture files (safetensors): recompute the reference and judge every out.* tensor",
-    [](CLI::App& sub) -> dsv4::cli::Action {
+    [](dsv4::cli::Args& sub) -> dsv4::cli::Action {
       struct Opts {
         std::vector<std::string> files;
         std::string policy, params, heatmap_dir;

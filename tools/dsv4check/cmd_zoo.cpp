@@ -18,7 +18,7 @@ std::string clip(const std::string& s, std::size_t n) { return s.size() <= n ? s
 
 dsv4::cli::Registrar reg{
     "zoo", "Bug zoo: run each known bug's buggy variant until the suite detects it, and the correct one for false alarms",
-    [](CLI::App& sub) -> dsv4::cli::Action {
+    [](dsv4::cli::Args& sub) -> dsv4::cli::Action {
       struct Opts {
         std::vector<std::string> bugs;
         bool json = false, no_clean = false, wide = false;

@@ -1,23 +1,23 @@
 // Subcommand registration for the dsv4check CLI. Each cmd_<name>.cpp defines one subcommand:
 //
 //   static dsv4::cli::Registrar reg{"formats", "Inspect and convert low-precision number formats",
-//                                   [](CLI::App& sub) -> std::function<int()> { ...add options...;
+//                                   [](dsv4::cli::Args& sub) -> std::function<int()> { ...add options...;
 //                                       return [] { ...run...; return 0; }; }};
 //
-// The setup function adds options to `sub` and returns the action that runs after parsing.
+// The setup function adds options to `sub` (cli_args.hpp) and returns the action that runs after parsing.
 // Exit codes: 0 success, 1 a check failed (mismatch), 2 usage error or invalid input.
 #pragma once
-#include <CLI/CLI.hpp>
-
 #include <functional>
-#include <stdexcept>
 #include <string>
 #include <vector>
+
+#include "tools/dsv4check/cli_args.hpp"
+#include "tools/dsv4check/usage_error.hpp"
 
 namespace dsv4::cli {
 
 using Action = std::function<int()>;
-using Setup = std::function<Action(CLI::App&)>;
+using Setup = std::function<Action(Args&)>;
 
 struct Command {
   std::string name;
@@ -33,10 +33,7 @@ struct Registrar {
   }
 };
 
-// Thrown by an action for bad input (unreadable file, unknown name, ...): main prints
-// "dsv4check <cmd>: error: <what>" and exits 2.
-struct UsageError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
+// Parses argv against the registered subcommands and runs the chosen one (cli_args.cpp); the exit code.
+int run(int argc, char** argv);
 
 }  // namespace dsv4::cli

@@ -9,7 +9,7 @@
 #include "fuzz/harness/under_test.hpp"
 #include "kernels/kernel_registry.hpp"
 #include "oracle/poison.hpp"
-#include "tools/dsv4check/command.hpp"
+#include "tools/dsv4check/usage_error.hpp"
 
 namespace dsv4::cli {
 

@@ -12,7 +12,7 @@
 #include "reference/io/fixture.hpp"
 #include "reference/registry/registry.hpp"
 #include "reference/registry/shape_check.hpp"
-#include "tools/dsv4check/command.hpp"
+#include "tools/dsv4check/usage_error.hpp"
 #include "tools/dsv4check/fixture_verify.hpp"
 #include "tools/dsv4check/kernel_runner.hpp"
 

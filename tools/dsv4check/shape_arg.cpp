@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-#include "tools/dsv4check/command.hpp"
+#include "tools/dsv4check/usage_error.hpp"
 
 namespace dsv4::cli {
 

@@ -10,7 +10,7 @@
 #include "kernels/kernel_registry.hpp"
 #include "reference/io/fixture.hpp"
 #include "tests/reference/io/io_test_op.hpp"
-#include "tools/dsv4check/command.hpp"
+#include "tools/dsv4check/usage_error.hpp"
 #include "tools/dsv4check/fixture_verify.hpp"
 #include "tools/dsv4check/kernel_runner.hpp"
 #include "tools/dsv4check/repro_run.hpp"
