@@ -1,9 +1,9 @@
 // The small-row kernel on AVX-512 (gemm_smallrow_tile.hpp with 8 doubles a vector): B's 8 codes a step
-// widened to float32 (bf16: a 16-bit shift; fp16: vcvtph2ps), then to float64, both exact; fp8 codes
-// gathered from the table of their exact values, then scaled. Tiles of 3 B rows x 5..8 A rows (24
-// accumulators, 3 decoded B vectors, A read by the FMAs: 32 registers), 6 x 3..4, and 8 x 1..2: with
-// one or two rows of A, more rows of B per tile keep more loads in flight and amortise A's (a GEMV is
-// bound by B's bytes: bench/reference/RESULTS_reference_cpu.md).
+// widened to float32 (bf16: a byte shuffle into the high halves; fp16: vcvtph2ps), then to float64, both
+// exact; fp8 codes gathered from the table of their exact values, then scaled. Tiles of 3 B rows x 5..8
+// A rows (24 accumulators, 3 decoded B vectors, A read by the FMAs: 32 registers), 6 x 3..4, and 8 x
+// 1..2: with one or two rows of A, more rows of B per tile keep more loads in flight and amortise A's (a
+// GEMV is bound by B's bytes and their decode: bench/reference/RESULTS_reference_cpu.md).
 // Only called when the CPU has AVX-512F, AVX2, FMA and F16C (gemm_smallrow.cpp checks at run time).
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
@@ -36,7 +36,12 @@ struct Avx512 {
     } else {
       const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(p));
       if constexpr (K == BKind::fp16) return _mm512_maskz_cvtps_pd(0xFF, _mm256_cvtph_ps(h));
-      else return _mm512_maskz_cvtps_pd(0xFF, _mm256_castsi256_ps(_mm256_slli_epi32(_mm256_cvtepu16_epi32(h), 16)));
+      // bf16: each code moved to the high half of a zeroed 32-bit lane by one in-lane byte shuffle of the
+      // codes broadcast to both 128-bit halves (one shuffle op where a widen and a shift took two).
+      const __m256i w = _mm256_broadcastsi128_si256(h);
+      const __m256i to_high = _mm256_setr_epi8(-1, -1, 0, 1, -1, -1, 2, 3, -1, -1, 4, 5, -1, -1, 6, 7,  //
+                                               -1, -1, 8, 9, -1, -1, 10, 11, -1, -1, 12, 13, -1, -1, 14, 15);
+      return _mm512_maskz_cvtps_pd(0xFF, _mm256_castsi256_ps(_mm256_shuffle_epi8(w, to_high)));
     }
   }
   DSV4_SMALLROW_TARGET static vec set1(double x) { return _mm512_set1_pd(x); }
